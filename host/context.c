@@ -1,0 +1,143 @@
+/* Context creation: options, environment, backend choice and the fallback to the CPU path. */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+void clmax_context_options_init(clmax_context_options *options)
+{
+    if (options == NULL) return;
+    memset(options, 0, sizeof *options);
+    options->backend = CLMAX_BACKEND_AUTO;
+    options->strategy = CLMAX_STRATEGY_AUTO;
+}
+
+int clmax_online_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
+}
+
+static const char *env(const clmax_context_options *o, const char *name)
+{
+    if (o->ignore_environment) return NULL;
+    const char *v = getenv(name);
+    return (v != NULL && v[0] != '\0') ? v : NULL;
+}
+
+static clmax_status parse_env(const clmax_context_options *o, clmax_backend *backend,
+                              uint64_t *chunk, clmax_strategy *strategy)
+{
+    const char *v;
+    if (*backend == CLMAX_BACKEND_AUTO && (v = env(o, "CLMAX_BACKEND")) != NULL) {
+        if (strcasecmp(v, "auto") == 0)
+            *backend = CLMAX_BACKEND_AUTO;
+        else if (strcasecmp(v, "opencl") == 0)
+            *backend = CLMAX_BACKEND_OPENCL;
+        else if (strcasecmp(v, "cpu") == 0)
+            *backend = CLMAX_BACKEND_CPU;
+        else
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_BACKEND=%s: expected auto, opencl or cpu", v);
+    }
+    if (*chunk == 0 && (v = env(o, "CLMAX_MAX_CHUNK_BYTES")) != NULL) {
+        char *end;
+        errno = 0;
+        unsigned long long c = strtoull(v, &end, 10);
+        if (errno != 0 || *end != '\0' || c == 0 || v[0] == '-')
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_MAX_CHUNK_BYTES=%s: expected a positive byte count", v);
+        *chunk = c;
+    }
+    if (*strategy == CLMAX_STRATEGY_AUTO && (v = env(o, "CLMAX_STRATEGY")) != NULL) {
+        if (strcasecmp(v, "auto") == 0)
+            *strategy = CLMAX_STRATEGY_AUTO;
+        else if (strcasecmp(v, "rows") == 0)
+            *strategy = CLMAX_STRATEGY_ROWS;
+        else if (strcasecmp(v, "strided") == 0)
+            *strategy = CLMAX_STRATEGY_STRIDED;
+        else if (strcasecmp(v, "split") == 0)
+            *strategy = CLMAX_STRATEGY_SPLIT;
+        else
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_STRATEGY=%s: expected auto, rows, strided or split", v);
+    }
+    return CLMAX_OK;
+}
+
+clmax_status clmax_context_create(const clmax_context_options *options, clmax_context **out)
+{
+    clmax_clear_error();
+    if (out == NULL) return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "ctx is NULL");
+    *out = NULL;
+    clmax_context_options o;
+    if (options != NULL)
+        o = *options;
+    else
+        clmax_context_options_init(&o);
+
+    if (o.backend != CLMAX_BACKEND_AUTO && o.backend != CLMAX_BACKEND_OPENCL &&
+        o.backend != CLMAX_BACKEND_CPU)
+        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "backend %d is not a clmax_backend",
+                          (int)o.backend);
+    if ((unsigned)o.strategy > CLMAX_STRATEGY_SPLIT)
+        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "strategy %d is not a clmax_strategy",
+                          (int)o.strategy);
+    if (o.num_threads < 0)
+        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "num_threads is negative (%d)",
+                          o.num_threads);
+    clmax_backend backend = o.backend;
+    uint64_t chunk = o.max_chunk_bytes;
+    clmax_strategy strategy = o.strategy;
+    clmax_status st = parse_env(&o, &backend, &chunk, &strategy);
+    if (st != CLMAX_OK) return st;
+    const char *device = o.device != NULL ? o.device : env(&o, "CLMAX_DEVICE");
+
+    clmax_context *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
+    ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
+    ctx->max_chunk_bytes = chunk;
+    ctx->strategy = strategy;
+
+    if (backend != CLMAX_BACKEND_CPU) {
+        st = clmax_opencl_init(ctx, device);
+        if (st == CLMAX_OK) {
+            ctx->backend = CLMAX_BACKEND_OPENCL;
+            *out = ctx;
+            return CLMAX_OK;
+        }
+        if (backend == CLMAX_BACKEND_OPENCL) {
+            free(ctx);
+            return st;
+        }
+        clmax_clear_error(); /* auto: the CPU path takes over */
+    }
+    st = clmax_cpu_init(ctx);
+    if (st != CLMAX_OK) {
+        free(ctx);
+        return st;
+    }
+    ctx->backend = CLMAX_BACKEND_CPU;
+    *out = ctx;
+    return CLMAX_OK;
+}
+
+void clmax_context_destroy(clmax_context *ctx)
+{
+    if (ctx == NULL) return;
+    if (ctx->iface != NULL && ctx->iface->destroy != NULL) ctx->iface->destroy(ctx);
+    free(ctx);
+}
+
+clmax_backend clmax_context_backend(const clmax_context *ctx)
+{
+    return ctx != NULL ? ctx->backend : CLMAX_BACKEND_AUTO;
+}
+
+const char *clmax_context_device_name(const clmax_context *ctx)
+{
+    return ctx != NULL ? ctx->device_name : "";
+}

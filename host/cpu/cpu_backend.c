@@ -1,0 +1,295 @@
+/* The CPU path: the whole contract on host memory, multi-threaded with pthreads.
+ *
+ * Work is cut into units of (a range of outer slices, a block of inner lanes, a segment of the
+ * axis). Contiguous rows use a blocked two-pass scan (max key of a block, then the position of that
+ * key), which the compiler vectorises; strided axes keep a vector of running (key, index) pairs
+ * along the inner dimension so every read is contiguous. When there are too few (slice, block)
+ * pairs to feed the threads, the axis is split into segments whose partial pairs are combined. */
+#include "internal.h"
+#include "keys.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW_BLOCK 2048          /* elements per block of the two-pass row scan */
+#define LANE_BLOCK 512          /* inner lanes per unit on a strided axis */
+#define UNIT_ELEMENTS 32768     /* aim for at least this many elements per unit */
+#define MIN_SEGMENT 8192        /* shortest axis segment worth a unit of its own */
+#define PARALLEL_MIN (1u << 18) /* smaller tensors run on the calling thread alone */
+#define MAX_THREADS 256
+
+typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, uint64_t *bk,
+                       uint64_t *bi);
+typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
+                         int last, uint64_t *bk, uint64_t *bi);
+
+/* row_*: the winner of x[j0..j1) of one contiguous row (j1 > j0).
+ * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
+ * x[j * inner + l]. */
+#define DEFINE_TYPE(name, raw_t, key_t, KEY)                                                       \
+    static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last, uint64_t *bk_out,   \
+                           uint64_t *bi_out)                                                       \
+    {                                                                                              \
+        const raw_t *x = xv;                                                                       \
+        key_t bk = 0;                                                                              \
+        uint64_t bi = j0;                                                                          \
+        int have = 0;                                                                              \
+        for (uint64_t b = j0; b < j1; b += ROW_BLOCK) {                                            \
+            uint64_t e = j1 - b < ROW_BLOCK ? j1 : b + ROW_BLOCK;                                  \
+            key_t m = 0;                                                                           \
+            for (uint64_t j = b; j < e; j++) {                                                     \
+                key_t k = KEY(x[j]);                                                               \
+                m = k > m ? k : m;                                                                 \
+            }                                                                                      \
+            if (have && !(m > bk || (last && m == bk))) continue;                                  \
+            uint64_t j;                                                                            \
+            if (last) {                                                                            \
+                for (j = e - 1; j > b && KEY(x[j]) != m; j--) {                                    \
+                }                                                                                  \
+            } else {                                                                               \
+                for (j = b; j < e - 1 && KEY(x[j]) != m; j++) {                                    \
+                }                                                                                  \
+            }                                                                                      \
+            bk = m;                                                                                \
+            bi = j;                                                                                \
+            have = 1;                                                                              \
+        }                                                                                          \
+        *bk_out = bk;                                                                              \
+        *bi_out = bi;                                                                              \
+    }                                                                                              \
+    static void lanes_##name(const void *xv, uint64_t inner, uint64_t lanes, uint64_t j0,          \
+                             uint64_t j1, int last, uint64_t *bk_out, uint64_t *bi_out)            \
+    {                                                                                              \
+        const raw_t *x = xv;                                                                       \
+        key_t bk[LANE_BLOCK];                                                                      \
+        uint64_t bi[LANE_BLOCK];                                                                   \
+        for (uint64_t l = 0; l < lanes; l++) {                                                     \
+            bk[l] = KEY(x[j0 * inner + l]);                                                        \
+            bi[l] = j0;                                                                            \
+        }                                                                                          \
+        for (uint64_t j = j0 + 1; j < j1; j++) {                                                   \
+            const raw_t *r = x + j * inner;                                                        \
+            if (last) {                                                                            \
+                for (uint64_t l = 0; l < lanes; l++) {                                             \
+                    key_t k = KEY(r[l]);                                                           \
+                    int up = k >= bk[l];                                                           \
+                    bk[l] = up ? k : bk[l];                                                        \
+                    bi[l] = up ? j : bi[l];                                                        \
+                }                                                                                  \
+            } else {                                                                               \
+                for (uint64_t l = 0; l < lanes; l++) {                                             \
+                    key_t k = KEY(r[l]);                                                           \
+                    int up = k > bk[l];                                                            \
+                    bk[l] = up ? k : bk[l];                                                        \
+                    bi[l] = up ? j : bi[l];                                                        \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        for (uint64_t l = 0; l < lanes; l++) {                                                     \
+            bk_out[l] = bk[l];                                                                     \
+            bi_out[l] = bi[l];                                                                     \
+        }                                                                                          \
+    }
+
+DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8)
+DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8)
+DEFINE_TYPE(u16, uint16_t, uint16_t, clmax_key_u16)
+DEFINE_TYPE(i16, uint16_t, uint16_t, clmax_key_i16)
+DEFINE_TYPE(f16, uint16_t, uint16_t, clmax_key_f16)
+DEFINE_TYPE(bf16, uint16_t, uint16_t, clmax_key_bf16)
+DEFINE_TYPE(u32, uint32_t, uint32_t, clmax_key_u32)
+DEFINE_TYPE(i32, uint32_t, uint32_t, clmax_key_i32)
+DEFINE_TYPE(f32, uint32_t, uint32_t, clmax_key_f32)
+DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64)
+DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64)
+DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64)
+
+static void pick_fns(clmax_type t, row_fn *row, lanes_fn *lanes)
+{
+    switch (t) {
+    case CLMAX_TYPE_UINT8:
+        *row = row_u8, *lanes = lanes_u8;
+        break;
+    case CLMAX_TYPE_INT8:
+        *row = row_i8, *lanes = lanes_i8;
+        break;
+    case CLMAX_TYPE_UINT16:
+        *row = row_u16, *lanes = lanes_u16;
+        break;
+    case CLMAX_TYPE_INT16:
+        *row = row_i16, *lanes = lanes_i16;
+        break;
+    case CLMAX_TYPE_FLOAT16:
+        *row = row_f16, *lanes = lanes_f16;
+        break;
+    case CLMAX_TYPE_BFLOAT16:
+        *row = row_bf16, *lanes = lanes_bf16;
+        break;
+    case CLMAX_TYPE_UINT32:
+        *row = row_u32, *lanes = lanes_u32;
+        break;
+    case CLMAX_TYPE_INT32:
+        *row = row_i32, *lanes = lanes_i32;
+        break;
+    case CLMAX_TYPE_FLOAT32:
+        *row = row_f32, *lanes = lanes_f32;
+        break;
+    case CLMAX_TYPE_UINT64:
+        *row = row_u64, *lanes = lanes_u64;
+        break;
+    case CLMAX_TYPE_INT64:
+        *row = row_i64, *lanes = lanes_i64;
+        break;
+    case CLMAX_TYPE_FLOAT64:
+        *row = row_f64, *lanes = lanes_f64;
+        break;
+    default:
+        *row = NULL, *lanes = NULL;
+        break;
+    }
+}
+
+typedef struct job {
+    const clmax_problem *p;
+    const char *x;
+    int64_t *idx;
+    row_fn row;
+    lanes_fn lanes;
+    uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
+    uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
+    atomic_uint_fast64_t next;
+} job;
+
+static void run_unit(job *jb, uint64_t u)
+{
+    const clmax_problem *p = jb->p;
+    uint64_t seg = u % jb->nseg;
+    u /= jb->nseg;
+    uint64_t lb = u % jb->lane_units;
+    uint64_t ru = u / jb->lane_units;
+    uint64_t o0 = ru * jb->rows_per_unit;
+    uint64_t o1 = o0 + jb->rows_per_unit < p->outer ? o0 + jb->rows_per_unit : p->outer;
+    uint64_t i0 = lb * jb->lane_block;
+    uint64_t lanes = p->inner - i0 < jb->lane_block ? p->inner - i0 : jb->lane_block;
+    uint64_t j0 = seg * jb->seg_len;
+    uint64_t j1 = j0 + jb->seg_len < p->n ? j0 + jb->seg_len : p->n;
+    uint64_t bk[LANE_BLOCK], bi[LANE_BLOCK];
+    for (uint64_t o = o0; o < o1; o++) {
+        const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
+        if (p->inner == 1)
+            jb->row(base, j0, j1, p->last, bk, bi);
+        else
+            jb->lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi);
+        for (uint64_t l = 0; l < lanes; l++) {
+            uint64_t q = o * p->inner + i0 + l;
+            if (jb->nseg == 1) {
+                jb->idx[q] = (int64_t)bi[l];
+            } else {
+                jb->pk[q * jb->nseg + seg] = bk[l];
+                jb->pi[q * jb->nseg + seg] = bi[l];
+            }
+        }
+    }
+}
+
+static void *worker(void *arg)
+{
+    job *jb = arg;
+    uint64_t u;
+    while ((u = atomic_fetch_add(&jb->next, 1)) < jb->units)
+        run_unit(jb, u);
+    return NULL;
+}
+
+static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
+                               int64_t *idx)
+{
+    job jb;
+    memset(&jb, 0, sizeof jb);
+    jb.p = p;
+    jb.x = x;
+    jb.idx = idx;
+    pick_fns(p->type, &jb.row, &jb.lanes);
+    if (jb.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
+
+    int threads = ctx->num_threads > MAX_THREADS ? MAX_THREADS : ctx->num_threads;
+    uint64_t total = p->outer * p->n * p->inner;
+    if (total < PARALLEL_MIN) threads = 1;
+
+    jb.lane_block = p->inner < LANE_BLOCK ? p->inner : LANE_BLOCK;
+    jb.lane_units = (p->inner + jb.lane_block - 1) / jb.lane_block;
+    uint64_t per_slice = p->n >= UNIT_ELEMENTS ? UNIT_ELEMENTS : p->n * jb.lane_block;
+    jb.rows_per_unit = per_slice >= UNIT_ELEMENTS ? 1 : UNIT_ELEMENTS / per_slice;
+    if (jb.rows_per_unit > p->outer) jb.rows_per_unit = p->outer;
+    jb.row_units = (p->outer + jb.rows_per_unit - 1) / jb.rows_per_unit;
+
+    /* Split the axis when there are too few units to keep every thread busy. */
+    jb.nseg = 1;
+    uint64_t pairs = jb.row_units * jb.lane_units;
+    if (threads > 1 && pairs < 2 * (uint64_t)threads && p->n >= 2 * MIN_SEGMENT) {
+        jb.nseg = (4 * (uint64_t)threads + pairs - 1) / pairs;
+        if (jb.nseg > p->n / MIN_SEGMENT) jb.nseg = p->n / MIN_SEGMENT;
+    }
+    if (ctx->strategy == CLMAX_STRATEGY_SPLIT && jb.nseg < 2 && p->n >= 2)
+        jb.nseg = p->n < 7 ? p->n : 7;
+    if (jb.nseg > 1) jb.rows_per_unit = 1, jb.row_units = p->outer;
+    jb.seg_len = (p->n + jb.nseg - 1) / jb.nseg;
+    jb.nseg = (p->n + jb.seg_len - 1) / jb.seg_len;
+    jb.units = jb.row_units * jb.lane_units * jb.nseg;
+
+    if (jb.nseg > 1) {
+        size_t count = (size_t)(p->outer * p->inner * jb.nseg);
+        jb.pk = malloc(count * sizeof *jb.pk);
+        jb.pi = malloc(count * sizeof *jb.pi);
+        if (jb.pk == NULL || jb.pi == NULL) {
+            free(jb.pk);
+            free(jb.pi);
+            return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "CPU path: %zu partial results", count);
+        }
+    }
+    atomic_init(&jb.next, 0);
+
+    if ((uint64_t)threads > jb.units) threads = (int)jb.units;
+    pthread_t tids[MAX_THREADS];
+    int started = 0;
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&tids[started], NULL, worker, &jb) != 0) break;
+        started++;
+    }
+    worker(&jb); /* the calling thread works too, and finishes alone if no thread started */
+    for (int t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+
+    if (jb.nseg > 1) {
+        uint64_t outputs = p->outer * p->inner;
+        for (uint64_t q = 0; q < outputs; q++) {
+            const uint64_t *k = jb.pk + q * jb.nseg, *i = jb.pi + q * jb.nseg;
+            uint64_t bk = k[0], bi = i[0];
+            for (uint64_t s = 1; s < jb.nseg; s++) {
+                /* segments come in index order, so ">" keeps the first and ">=" the last */
+                if (k[s] > bk || (p->last && k[s] == bk)) bk = k[s], bi = i[s];
+            }
+            idx[q] = (int64_t)bi;
+        }
+        free(jb.pk);
+        free(jb.pi);
+    }
+    return CLMAX_OK;
+}
+
+static void cpu_destroy(clmax_context *ctx)
+{
+    (void)ctx;
+}
+
+static const clmax_backend_iface cpu_iface = {cpu_reduce, cpu_destroy};
+
+clmax_status clmax_cpu_init(clmax_context *ctx)
+{
+    ctx->iface = &cpu_iface;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "CPU (%d threads)", ctx->num_threads);
+    return CLMAX_OK;
+}

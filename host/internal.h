@@ -1,0 +1,50 @@
+/* Internal declarations shared by the API layer, the planner and the backends. */
+#ifndef CLMAX_INTERNAL_H
+#define CLMAX_INTERNAL_H
+
+#include "clmax.h"
+
+#include <stdint.h>
+
+#define CLMAX_ERROR_MAX 4096
+
+/* Record the detail of a failure for clmax_last_error() and return status. printf-style. */
+clmax_status clmax_fail(clmax_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Forget the last error of this thread (called on entry to each public call). */
+void clmax_clear_error(void);
+
+/* One reduction, in the canonical view: x is [outer, n, inner] of elements of `type`; the answer
+ * for (o, i) is the index along n of the winner, written to idx[o * inner + i]. n >= 1. */
+typedef struct clmax_problem {
+    clmax_type type;
+    uint64_t esize; /* bytes per element */
+    uint64_t outer, n, inner;
+    int last; /* select_last_index: ties go to the largest index */
+} clmax_problem;
+
+/* The backend interface: each backend fills one of these when a context is created. */
+typedef struct clmax_backend_iface {
+    clmax_status (*reduce)(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx);
+    void (*destroy)(clmax_context *ctx);
+} clmax_backend_iface;
+
+typedef struct clmax_cl clmax_cl; /* OpenCL state, host/opencl/ */
+
+struct clmax_context {
+    clmax_backend backend;
+    const clmax_backend_iface *iface;
+    char device_name[512];
+    int num_threads;
+    uint64_t max_chunk_bytes; /* 0: no limit besides the device's */
+    clmax_strategy strategy;
+    clmax_cl *cl;
+};
+
+/* Backends. Each returns CLMAX_OK and sets ctx->iface, or a failure with the error recorded. */
+clmax_status clmax_cpu_init(clmax_context *ctx);
+clmax_status clmax_opencl_init(clmax_context *ctx, const char *device_selector);
+
+int clmax_online_cores(void);
+
+#endif

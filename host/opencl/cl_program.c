@@ -1,0 +1,157 @@
+/* Programs: kernels/argmax.cl, embedded at build time, specialised per type, tie rule and
+ * work-group size with -D defines, built on first use and cached in the context. */
+#include "cl_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct clmax_kernel_source {
+    const char *name;
+    const char *source;
+    size_t length;
+};
+extern const struct clmax_kernel_source clmax_kernel_sources[];
+
+static const struct clmax_kernel_source *find_source(const char *name)
+{
+    for (const struct clmax_kernel_source *s = clmax_kernel_sources; s->name != NULL; s++)
+        if (strcmp(s->name, name) == 0) return s;
+    return NULL;
+}
+
+static void type_defines(clmax_type t, const char **raw, const char **key, const char **fn)
+{
+    *key = "uint";
+    switch (t) {
+    case CLMAX_TYPE_UINT8:
+        *raw = "uchar", *fn = "key_u8";
+        break;
+    case CLMAX_TYPE_INT8:
+        *raw = "uchar", *fn = "key_i8";
+        break;
+    case CLMAX_TYPE_UINT16:
+        *raw = "ushort", *fn = "key_u16";
+        break;
+    case CLMAX_TYPE_INT16:
+        *raw = "ushort", *fn = "key_i16";
+        break;
+    case CLMAX_TYPE_FLOAT16:
+        *raw = "ushort", *fn = "key_f16";
+        break;
+    case CLMAX_TYPE_BFLOAT16:
+        *raw = "ushort", *fn = "key_bf16";
+        break;
+    case CLMAX_TYPE_UINT32:
+        *raw = "uint", *fn = "key_u32";
+        break;
+    case CLMAX_TYPE_INT32:
+        *raw = "uint", *fn = "key_i32";
+        break;
+    case CLMAX_TYPE_FLOAT32:
+        *raw = "uint", *fn = "key_f32";
+        break;
+    case CLMAX_TYPE_UINT64:
+        *raw = "ulong", *key = "ulong", *fn = "key_u64";
+        break;
+    case CLMAX_TYPE_INT64:
+        *raw = "ulong", *key = "ulong", *fn = "key_i64";
+        break;
+    default:
+        *raw = "ulong", *key = "ulong", *fn = "key_f64";
+        break;
+    }
+}
+
+static void release_one(clmax_cl_program *p)
+{
+    if (p->rows_wi) clReleaseKernel(p->rows_wi);
+    if (p->rows_wg) clReleaseKernel(p->rows_wg);
+    if (p->strided) clReleaseKernel(p->strided);
+    if (p->combine) clReleaseKernel(p->combine);
+    if (p->program) clReleaseProgram(p->program);
+    memset(p, 0, sizeof *p);
+}
+
+void clmax_cl_release_programs(clmax_cl *cl)
+{
+    for (int i = 0; i < cl->nprograms; i++)
+        release_one(&cl->programs[i]);
+    cl->nprograms = 0;
+}
+
+static clmax_status build_failure(clmax_cl *cl, cl_program prog, cl_int err, const char *options)
+{
+    size_t len = 0;
+    clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    char *log = malloc(len + 1);
+    if (log != NULL) {
+        log[0] = '\0';
+        clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+        log[len] = '\0';
+    }
+    clmax_status st = clmax_fail(
+        CLMAX_ERROR_BUILD, "clBuildProgram failed with %s (%d), options \"%s\"; log:\n%s",
+        clmax_cl_error_name(err), (int)err, options, log ? log : "(unavailable)");
+    free(log);
+    return st;
+}
+
+clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
+                                  const clmax_cl_program **out)
+{
+    const char *raw, *key, *fn;
+    type_defines(type, &raw, &key, &fn);
+    char options[256];
+    snprintf(options, sizeof options, "-DRAW_T=%s -DKEY_T=%s -DKEYFN=%s -DLAST=%d -DWG=%zu", raw,
+             key, fn, last ? 1 : 0, wg);
+    for (int i = 0; i < cl->nprograms; i++) {
+        if (strcmp(cl->programs[i].options, options) == 0) {
+            *out = &cl->programs[i];
+            return CLMAX_OK;
+        }
+    }
+    if (cl->nprograms == CLMAX_MAX_PROGRAMS)
+        return clmax_fail(CLMAX_ERROR_INTERNAL, "program cache full (%d programs)",
+                          CLMAX_MAX_PROGRAMS);
+
+    const struct clmax_kernel_source *src = find_source("argmax");
+    if (src == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source argmax not embedded");
+    clmax_cl_program p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.options, sizeof p.options, "%s", options);
+    cl_int err;
+    const char *text = src->source;
+    size_t len = src->length;
+    clmax_status st = CLMAX_OK;
+    p.program = clCreateProgramWithSource(cl->context, 1, &text, &len, &err);
+    if (p.program == NULL) {
+        st = clmax_cl_fail("clCreateProgramWithSource", err);
+        goto fail;
+    }
+    err = clBuildProgram(p.program, 1, &cl->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = build_failure(cl, p.program, err, options);
+        goto fail;
+    }
+    struct {
+        const char *name;
+        cl_kernel *k;
+    } ks[] = {{"reduce_rows_wi", &p.rows_wi},
+              {"reduce_rows_wg", &p.rows_wg},
+              {"reduce_strided", &p.strided},
+              {"combine", &p.combine}};
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        *ks[i].k = clCreateKernel(p.program, ks[i].name, &err);
+        if (*ks[i].k == NULL) {
+            st = clmax_cl_fail("clCreateKernel", err);
+            goto fail;
+        }
+    }
+    cl->programs[cl->nprograms] = p;
+    *out = &cl->programs[cl->nprograms++];
+    return CLMAX_OK;
+fail:
+    release_one(&p);
+    return st;
+}

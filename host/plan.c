@@ -1,0 +1,69 @@
+/* Strategy choice (DESIGN.md section 4). Tuning values are per device kind: GPUs want thousands of
+ * work-items and a work-group per long row; CPU devices want a few long-running work-items per
+ * core with sequential, vectorisable loops (local-memory trees are slow on PoCL). */
+#include "plan.h"
+
+#define GPU_WG 256            /* work-group size of the row tree on GPUs */
+#define CPU_WG 64             /* ... on CPU devices, used only when forced */
+#define GPU_ITEMS_PER_CU 2048 /* resident work-items a GPU compute unit wants */
+#define CPU_ITEMS_PER_CU 64   /* work-items per CPU core (PoCL vectorises across them) */
+#define GPU_SHORT_ROW 64      /* rows shorter than this get a work-item each on GPUs */
+#define MIN_SEG_WG 4096       /* shortest segment of a row worth a work-group */
+#define MIN_SEG_ITEM 1024     /* shortest segment worth a work-item of its own */
+#define FORCED_SPLIT_SEGMENTS 5
+
+static size_t pow2_floor(size_t v)
+{
+    size_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64_t n,
+                             uint64_t inner, clmax_strategy forced)
+{
+    clmax_plan pl;
+    uint64_t cu = dev->compute_units ? dev->compute_units : 1;
+    size_t wg_limit = dev->max_wg ? dev->max_wg : 1;
+    pl.wg = pow2_floor(dev->is_cpu ? (wg_limit < CPU_WG ? wg_limit : CPU_WG)
+                                   : (wg_limit < GPU_WG ? wg_limit : GPU_WG));
+    pl.nseg = 1;
+
+    uint64_t lanes = rows * inner; /* independent outputs of the box */
+    uint64_t want, min_seg;
+    if (forced == CLMAX_STRATEGY_ROWS) {
+        pl.kernel = CLMAX_KERNEL_ROWS_WG;
+    } else if (forced == CLMAX_STRATEGY_STRIDED) {
+        pl.kernel = CLMAX_KERNEL_STRIDED;
+    } else if (inner > 1) {
+        pl.kernel = CLMAX_KERNEL_STRIDED;
+    } else if (dev->is_cpu || n < GPU_SHORT_ROW) {
+        pl.kernel = CLMAX_KERNEL_ROWS_WI;
+    } else {
+        pl.kernel = CLMAX_KERNEL_ROWS_WG;
+    }
+
+    if (pl.kernel == CLMAX_KERNEL_ROWS_WG) {
+        want = 4 * cu; /* work-groups */
+        min_seg = MIN_SEG_WG;
+    } else {
+        want = cu * (dev->is_cpu ? CPU_ITEMS_PER_CU : GPU_ITEMS_PER_CU);
+        min_seg = MIN_SEG_ITEM;
+    }
+    if (forced == CLMAX_STRATEGY_AUTO && lanes < want && n >= 2 * min_seg) {
+        pl.nseg = ceil_div(want, lanes);
+        if (pl.nseg > n / min_seg) pl.nseg = n / min_seg;
+    }
+    if (forced == CLMAX_STRATEGY_SPLIT && n >= 2)
+        pl.nseg = n < FORCED_SPLIT_SEGMENTS ? n : FORCED_SPLIT_SEGMENTS;
+    if (pl.nseg < 1) pl.nseg = 1;
+    pl.seg_len = ceil_div(n, pl.nseg);
+    pl.nseg = ceil_div(n, pl.seg_len); /* no empty segment */
+    return pl;
+}

@@ -1,0 +1,33 @@
+/* The planner: which kernel, how many axis segments and what work-group size, from the shape of a
+ * box of the canonical view and the kind of device. Shared by the backends and the benchmark. */
+#ifndef CLMAX_PLAN_H
+#define CLMAX_PLAN_H
+
+#include "internal.h"
+
+typedef struct clmax_device_info {
+    int is_cpu;             /* CL_DEVICE_TYPE_CPU: PoCL and other host devices */
+    int unified_memory;     /* CL_DEVICE_HOST_UNIFIED_MEMORY */
+    unsigned compute_units; /* CL_DEVICE_MAX_COMPUTE_UNITS */
+    size_t max_wg;          /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    uint64_t max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+} clmax_device_info;
+
+typedef enum clmax_kernel_kind {
+    CLMAX_KERNEL_ROWS_WI, /* a (row, segment) per work-item */
+    CLMAX_KERNEL_ROWS_WG, /* a (row, segment) per work-group, tree in local memory */
+    CLMAX_KERNEL_STRIDED  /* work-items along inner */
+} clmax_kernel_kind;
+
+typedef struct clmax_plan {
+    clmax_kernel_kind kernel;
+    uint64_t nseg;    /* axis segments; > 1 needs the combine pass */
+    uint64_t seg_len; /* elements of the axis per segment */
+    size_t wg;        /* work-group size of ROWS_WG (power of two); local size hint otherwise */
+} clmax_plan;
+
+/* Plan a box of [rows, n, inner] (all >= 1). forced != AUTO overrides the choice of strategy. */
+clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64_t n,
+                             uint64_t inner, clmax_strategy forced);
+
+#endif

@@ -1,0 +1,133 @@
+/* Status strings, the per-thread last-error message, version and type tables. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static _Thread_local char last_error[CLMAX_ERROR_MAX];
+
+clmax_status clmax_fail(clmax_status status, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(last_error, sizeof last_error, "%s: ", clmax_status_string(status));
+    if (n < 0 || (size_t)n >= sizeof last_error) n = 0;
+    va_start(ap, fmt);
+    vsnprintf(last_error + n, sizeof last_error - (size_t)n, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void clmax_clear_error(void)
+{
+    last_error[0] = '\0';
+}
+
+const char *clmax_last_error(void)
+{
+    return last_error;
+}
+
+const char *clmax_status_string(clmax_status status)
+{
+    switch (status) {
+    case CLMAX_OK:
+        return "success";
+    case CLMAX_ERROR_INVALID_ARGUMENT:
+        return "invalid argument";
+    case CLMAX_ERROR_UNSUPPORTED_OPSET:
+        return "unsupported opset";
+    case CLMAX_ERROR_UNSUPPORTED_TYPE:
+        return "unsupported type";
+    case CLMAX_ERROR_INVALID_RANK:
+        return "invalid rank";
+    case CLMAX_ERROR_INVALID_SHAPE:
+        return "invalid shape";
+    case CLMAX_ERROR_INVALID_AXIS:
+        return "invalid axis";
+    case CLMAX_ERROR_INVALID_ATTRIBUTE:
+        return "invalid attribute";
+    case CLMAX_ERROR_EMPTY_AXIS:
+        return "reduction over an empty axis";
+    case CLMAX_ERROR_SIZE_OVERFLOW:
+        return "size overflow";
+    case CLMAX_ERROR_OUT_OF_MEMORY:
+        return "out of memory";
+    case CLMAX_ERROR_NO_DEVICE:
+        return "no OpenCL device";
+    case CLMAX_ERROR_OPENCL:
+        return "OpenCL error";
+    case CLMAX_ERROR_BUILD:
+        return "OpenCL program build failed";
+    case CLMAX_ERROR_INTERNAL:
+        return "internal error";
+    }
+    return "unknown status";
+}
+
+unsigned clmax_version_number(void)
+{
+    return CLMAX_VERSION_NUMBER;
+}
+
+#define CLMAX_STR2(x) #x
+#define CLMAX_STR(x) CLMAX_STR2(x)
+
+const char *clmax_version_string(void)
+{
+    return CLMAX_STR(CLMAX_VERSION_MAJOR) "." CLMAX_STR(CLMAX_VERSION_MINOR) "." CLMAX_STR(
+        CLMAX_VERSION_PATCH);
+}
+
+size_t clmax_type_size(clmax_type type)
+{
+    switch (type) {
+    case CLMAX_TYPE_UINT8:
+    case CLMAX_TYPE_INT8:
+        return 1;
+    case CLMAX_TYPE_UINT16:
+    case CLMAX_TYPE_INT16:
+    case CLMAX_TYPE_FLOAT16:
+    case CLMAX_TYPE_BFLOAT16:
+        return 2;
+    case CLMAX_TYPE_UINT32:
+    case CLMAX_TYPE_INT32:
+    case CLMAX_TYPE_FLOAT32:
+        return 4;
+    case CLMAX_TYPE_UINT64:
+    case CLMAX_TYPE_INT64:
+    case CLMAX_TYPE_FLOAT64:
+        return 8;
+    }
+    return 0;
+}
+
+const char *clmax_type_name(clmax_type type)
+{
+    switch (type) {
+    case CLMAX_TYPE_FLOAT32:
+        return "float32";
+    case CLMAX_TYPE_UINT8:
+        return "uint8";
+    case CLMAX_TYPE_INT8:
+        return "int8";
+    case CLMAX_TYPE_UINT16:
+        return "uint16";
+    case CLMAX_TYPE_INT16:
+        return "int16";
+    case CLMAX_TYPE_INT32:
+        return "int32";
+    case CLMAX_TYPE_INT64:
+        return "int64";
+    case CLMAX_TYPE_FLOAT16:
+        return "float16";
+    case CLMAX_TYPE_FLOAT64:
+        return "float64";
+    case CLMAX_TYPE_UINT32:
+        return "uint32";
+    case CLMAX_TYPE_UINT64:
+        return "uint64";
+    case CLMAX_TYPE_BFLOAT16:
+        return "bfloat16";
+    }
+    return "unknown";
+}

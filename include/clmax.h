@@ -1,0 +1,203 @@
+/*
+ * clmax: exact ONNX ArgMax and Hardmax on OpenCL, with a CPU path.
+ *
+ * Every function that can fail returns a clmax_status; none ever exits or aborts the process.
+ * When a call fails, clmax_last_error() gives a detailed message (the argument at fault, the
+ * failing OpenCL call and its code, the program build log) for the calling thread.
+ *
+ * Tensors are dense and row-major (C order). Sizes are 64-bit throughout.
+ */
+#ifndef CLMAX_H
+#define CLMAX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(CLMAX_BUILDING)
+#define CLMAX_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define CLMAX_API __attribute__((visibility("default")))
+#else
+#define CLMAX_API
+#endif
+
+#define CLMAX_VERSION_MAJOR 0
+#define CLMAX_VERSION_MINOR 1
+#define CLMAX_VERSION_PATCH 0
+#define CLMAX_VERSION_NUMBER                                                                       \
+    (CLMAX_VERSION_MAJOR * 10000 + CLMAX_VERSION_MINOR * 100 + CLMAX_VERSION_PATCH)
+
+/* The version of the library actually loaded: CLMAX_VERSION_NUMBER at the time it was built. */
+CLMAX_API unsigned clmax_version_number(void);
+/* The same as a string, "MAJOR.MINOR.PATCH". Static storage. */
+CLMAX_API const char *clmax_version_string(void);
+
+/* Status codes. Values are stable: they never change meaning between versions. */
+typedef enum clmax_status {
+    CLMAX_OK = 0,
+    CLMAX_ERROR_INVALID_ARGUMENT = 1,  /* a NULL pointer where one is required, a bad option */
+    CLMAX_ERROR_UNSUPPORTED_OPSET = 2, /* opset not among ArgMax 1/11/12/13, Hardmax 1/11/13 */
+    CLMAX_ERROR_UNSUPPORTED_TYPE = 3,  /* element type not taken by this operator and opset */
+    CLMAX_ERROR_INVALID_RANK = 4,      /* rank 0, negative, or above CLMAX_MAX_RANK */
+    CLMAX_ERROR_INVALID_SHAPE = 5,     /* a negative dimension */
+    CLMAX_ERROR_INVALID_AXIS = 6,      /* axis outside [-rank, rank-1] */
+    CLMAX_ERROR_INVALID_ATTRIBUTE = 7, /* keepdims or select_last_index not 0/1, or not in opset */
+    CLMAX_ERROR_EMPTY_AXIS = 8,        /* ArgMax over an axis of length 0 with a non-empty output */
+    CLMAX_ERROR_SIZE_OVERFLOW = 9,     /* the product of the dimensions does not fit in 64 bits */
+    CLMAX_ERROR_OUT_OF_MEMORY = 10,    /* host or device memory could not be allocated */
+    CLMAX_ERROR_NO_DEVICE = 11,        /* OpenCL requested but no usable platform or device */
+    CLMAX_ERROR_OPENCL = 12,           /* an OpenCL call failed; clmax_last_error() names it */
+    CLMAX_ERROR_BUILD = 13,            /* an OpenCL program failed to build; message has the log */
+    CLMAX_ERROR_INTERNAL = 14          /* a bug in clmax; please report it with the message */
+} clmax_status;
+
+/* A short constant description of a status ("invalid axis", ...). Never NULL. */
+CLMAX_API const char *clmax_status_string(clmax_status status);
+
+/* The detailed message of the last failing clmax call made on this thread, or "" if none failed.
+ * Valid until the next clmax call on this thread. Never NULL. */
+CLMAX_API const char *clmax_last_error(void);
+
+/* Element types. The values are those of ONNX TensorProto.DataType. */
+typedef enum clmax_type {
+    CLMAX_TYPE_FLOAT32 = 1,
+    CLMAX_TYPE_UINT8 = 2,
+    CLMAX_TYPE_INT8 = 3,
+    CLMAX_TYPE_UINT16 = 4,
+    CLMAX_TYPE_INT16 = 5,
+    CLMAX_TYPE_INT32 = 6,
+    CLMAX_TYPE_INT64 = 7,
+    CLMAX_TYPE_FLOAT16 = 10,
+    CLMAX_TYPE_FLOAT64 = 11,
+    CLMAX_TYPE_UINT32 = 12,
+    CLMAX_TYPE_UINT64 = 13,
+    CLMAX_TYPE_BFLOAT16 = 16
+} clmax_type;
+
+/* Size of one element in bytes, or 0 for a value that is not a clmax_type. */
+CLMAX_API size_t clmax_type_size(clmax_type type);
+/* Lower-case name ("float32", "bfloat16", ...), or "unknown". Static storage. */
+CLMAX_API const char *clmax_type_name(clmax_type type);
+
+#define CLMAX_MAX_RANK 16
+
+/* A dense row-major tensor: element type, rank and dimensions (dims[0] outermost). */
+typedef struct clmax_tensor_desc {
+    clmax_type type;
+    int rank;                     /* 1 .. CLMAX_MAX_RANK for inputs; outputs may have rank 0 */
+    int64_t dims[CLMAX_MAX_RANK]; /* each >= 0; entries at and beyond rank are ignored */
+} clmax_tensor_desc;
+
+/* Number of elements of a descriptor into *count. Fails on bad rank, negative dims or overflow. */
+CLMAX_API clmax_status clmax_tensor_desc_count(const clmax_tensor_desc *desc, uint64_t *count);
+
+/* ---- Attributes ---------------------------------------------------------------------------- */
+
+/* ONNX ArgMax attributes. Fill with clmax_argmax_attrs_init() and change what you need. */
+typedef struct clmax_argmax_attrs {
+    int opset;             /* 1, 11, 12 or 13 */
+    int64_t axis;          /* default 0; negative counts from the end (all opsets accept it) */
+    int keepdims;          /* default 1: keep the reduced axis with length 1; 0 drops it */
+    int select_last_index; /* default 0: ties go to the first index; 1: to the last (opset >= 12) */
+} clmax_argmax_attrs;
+
+/* ONNX Hardmax attributes. */
+typedef struct clmax_hardmax_attrs {
+    int opset;    /* 1, 11 or 13 */
+    int64_t axis; /* default 1 for opsets 1 and 11 (input coerced to 2-D at axis), -1 for 13 */
+} clmax_hardmax_attrs;
+
+/* Set *attrs to the ONNX defaults of the given opset. Fails with CLMAX_ERROR_UNSUPPORTED_OPSET for
+ * an opset that does not define the operator (attrs is then filled with the opset 13 defaults). */
+CLMAX_API clmax_status clmax_argmax_attrs_init(clmax_argmax_attrs *attrs, int opset);
+CLMAX_API clmax_status clmax_hardmax_attrs_init(clmax_hardmax_attrs *attrs, int opset);
+
+/* Output-shape inference. Checks the input descriptor and the attributes exactly as the operator
+ * would, then writes the output descriptor (ArgMax: int64; Hardmax: the input's type and shape).
+ * attrs NULL means the opset 13 defaults. */
+CLMAX_API clmax_status clmax_argmax_output_desc(const clmax_tensor_desc *input,
+                                                const clmax_argmax_attrs *attrs,
+                                                clmax_tensor_desc *output);
+CLMAX_API clmax_status clmax_hardmax_output_desc(const clmax_tensor_desc *input,
+                                                 const clmax_hardmax_attrs *attrs,
+                                                 clmax_tensor_desc *output);
+
+/* ---- Contexts ------------------------------------------------------------------------------ */
+
+typedef enum clmax_backend {
+    CLMAX_BACKEND_AUTO = 0,   /* OpenCL when a usable device exists, else the CPU path */
+    CLMAX_BACKEND_OPENCL = 1, /* OpenCL only: fails with CLMAX_ERROR_NO_DEVICE when there is none */
+    CLMAX_BACKEND_CPU = 2     /* the multi-threaded CPU path, no OpenCL at all */
+} clmax_backend;
+
+/* Forces one kernel strategy instead of the planner's choice (for tests and benchmarks). */
+typedef enum clmax_strategy {
+    CLMAX_STRATEGY_AUTO = 0,
+    CLMAX_STRATEGY_ROWS = 1,    /* contiguous axis: one row per work-group or work-item */
+    CLMAX_STRATEGY_STRIDED = 2, /* strided axis: work-items along the inner dimension */
+    CLMAX_STRATEGY_SPLIT = 3    /* the axis split across work-groups, partials combined */
+} clmax_strategy;
+
+/* Options of a context. Fill with clmax_context_options_init(), then change what you need.
+ *
+ * Environment (read when the context is created):
+ *   CLMAX_BACKEND=auto|opencl|cpu   used when backend is CLMAX_BACKEND_AUTO
+ *   CLMAX_DEVICE=<index>|<text>     used when device is NULL: the index of a device in the order
+ *                                   `clmax devices` lists them, or a case-insensitive substring of
+ *                                   "<platform name> <device name>"
+ *   CLMAX_MAX_CHUNK_BYTES=<n>       used when max_chunk_bytes is 0 (testing aid)
+ *   CLMAX_STRATEGY=rows|strided|split  used when strategy is CLMAX_STRATEGY_AUTO (testing aid)
+ */
+typedef struct clmax_context_options {
+    clmax_backend backend;    /* default CLMAX_BACKEND_AUTO */
+    const char *device;       /* device selector as for CLMAX_DEVICE; NULL: environment, else the
+                                 first GPU, else the first device. Copied; need not outlive the call */
+    int num_threads;          /* CPU path worker threads; 0 (default): one per online core */
+    uint64_t max_chunk_bytes; /* largest device buffer clmax allocates; 0 (default): the device's
+                                 CL_DEVICE_MAX_MEM_ALLOC_SIZE. Lower it to force chunking. */
+    clmax_strategy strategy;  /* default CLMAX_STRATEGY_AUTO */
+    int ignore_environment;   /* nonzero: do not read the CLMAX_* variables above */
+} clmax_context_options;
+
+typedef struct clmax_context clmax_context;
+
+CLMAX_API void clmax_context_options_init(clmax_context_options *options);
+
+/* Create a context. options NULL means the defaults. On success *ctx owns its OpenCL objects and
+ * threads; release them with clmax_context_destroy(). In auto mode any failure to bring up OpenCL
+ * (no platform, no device, a device that fails to initialise) falls back to the CPU path. */
+CLMAX_API clmax_status clmax_context_create(const clmax_context_options *options,
+                                            clmax_context **ctx);
+
+/* Destroy a context and everything it owns. NULL is a no-op. Must not race other calls on ctx. */
+CLMAX_API void clmax_context_destroy(clmax_context *ctx);
+
+/* The backend a context runs on: CLMAX_BACKEND_OPENCL or CLMAX_BACKEND_CPU (never AUTO). */
+CLMAX_API clmax_backend clmax_context_backend(const clmax_context *ctx);
+
+/* A human-readable name of the device: "<platform> / <device>" for OpenCL, "CPU (N threads)" for
+ * the CPU path. Owned by the context. */
+CLMAX_API const char *clmax_context_device_name(const clmax_context *ctx);
+
+/* ---- Operators on host memory -------------------------------------------------------------- */
+
+/* ONNX ArgMax. input describes x (any ArgMax type); y receives the indices as int64, sized for the
+ * descriptor clmax_argmax_output_desc() gives. attrs NULL means the opset 13 defaults.
+ * x and y must not overlap. Blocking: the result is in y when the call returns. */
+CLMAX_API clmax_status clmax_argmax(clmax_context *ctx, const clmax_tensor_desc *input,
+                                    const void *x, const clmax_argmax_attrs *attrs, int64_t *y);
+
+/* ONNX Hardmax. y has the shape and type of x and receives a one-hot along the axis (1 at the
+ * first maximum, 0 elsewhere). attrs NULL means the opset 13 defaults. x and y must not overlap. */
+CLMAX_API clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input,
+                                     const void *x, const clmax_hardmax_attrs *attrs, void *y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLMAX_H */
