@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what clmax needs (Debian packages), builds it into ./build, and runs the clmax tool on
+# the bundled example. Run as root or with sudo available. BUILD_DIR overrides ./build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+
+PACKAGES="build-essential cmake pkg-config python3 python3-numpy ocl-icd-opencl-dev opencl-headers
+pocl-opencl-icd clinfo libcriterion-dev libonnx-testdata libonnx-dev protobuf-c-compiler
+libprotobuf-c-dev"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+missing=$(for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"; done)
+if [ -n "$missing" ]; then
+    echo "== installing: $(echo $missing)"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+
+echo "== building into $BUILD_DIR"
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
+cmake --build "$BUILD_DIR" -j"$(nproc)"
+
+echo "== example: ArgMax of tools/examples/logits.npy along axis 1"
+"$BUILD_DIR"/clmax argmax tools/examples/logits.npy "$BUILD_DIR"/logits_argmax.npy --axis=1 -v
+python3 -c "import numpy as np, sys; x = np.load('tools/examples/logits.npy'); \
+y = np.load(sys.argv[1]); print('input', x.shape, x.dtype, '-> indices', y.ravel().tolist()); \
+assert (y.ravel() == x.argmax(axis=1)).all(), 'mismatch with numpy'" "$BUILD_DIR"/logits_argmax.npy
+echo "== done: the library, the clmax tool and the tests are in $BUILD_DIR"
