@@ -240,7 +240,7 @@ clmax_status clmax_argmax(clmax_context *ctx, const clmax_tensor_desc *input, co
     if (st != CLMAX_OK) return st;
     if (p.outer == 0 || p.inner == 0) return CLMAX_OK; /* empty output */
     CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");
-    return ctx->iface->reduce(ctx, &p, x, y);
+    return clmax_reduce(ctx, &p, x, y);
 }
 
 /* Writes the one-hot rows of `rows` outer slices from their winning indices. */
@@ -297,7 +297,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
         clmax_problem b = p;
         b.outer = p.outer - o < rows ? p.outer - o : rows;
         const char *xb = (const char *)x + o * slice_bytes;
-        st = ctx->iface->reduce(ctx, &b, xb, idx);
+        st = clmax_reduce(ctx, &b, xb, idx);
         if (st == CLMAX_OK) hardmax_fill(&b, b.outer, idx, (char *)y + o * slice_bytes);
     }
     free(idx);

@@ -106,6 +106,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
         st = clmax_opencl_init(ctx, device);
         if (st == CLMAX_OK) {
             ctx->backend = CLMAX_BACKEND_OPENCL;
+            ctx->fallback = backend == CLMAX_BACKEND_AUTO;
             *out = ctx;
             return CLMAX_OK;
         }
@@ -130,6 +131,17 @@ void clmax_context_destroy(clmax_context *ctx)
     if (ctx == NULL) return;
     if (ctx->iface != NULL && ctx->iface->destroy != NULL) ctx->iface->destroy(ctx);
     free(ctx);
+}
+
+clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx)
+{
+    clmax_status st = ctx->iface->reduce(ctx, p, x, idx);
+    if (st == CLMAX_OK || !ctx->fallback || ctx->iface->reduce == clmax_cpu_reduce) return st;
+    if (st == CLMAX_ERROR_OPENCL || st == CLMAX_ERROR_BUILD || st == CLMAX_ERROR_OUT_OF_MEMORY) {
+        clmax_clear_error();
+        return clmax_cpu_reduce(ctx, p, x, idx);
+    }
+    return st;
 }
 
 clmax_backend clmax_context_backend(const clmax_context *ctx)

@@ -38,12 +38,19 @@ struct clmax_context {
     int num_threads;
     uint64_t max_chunk_bytes; /* 0: no limit besides the device's */
     clmax_strategy strategy;
+    int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_cl *cl;
 };
 
 /* Backends. Each returns CLMAX_OK and sets ctx->iface, or a failure with the error recorded. */
 clmax_status clmax_cpu_init(clmax_context *ctx);
 clmax_status clmax_opencl_init(clmax_context *ctx, const char *device_selector);
+/* The CPU path's reduce, also used as the fallback of an auto context. */
+clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
+                              int64_t *idx);
+
+/* Runs ctx's backend; in auto mode a device failure is retried on the CPU path. */
+clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx);
 
 int clmax_online_cores(void);
 

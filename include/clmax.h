@@ -169,7 +169,9 @@ CLMAX_API void clmax_context_options_init(clmax_context_options *options);
 
 /* Create a context. options NULL means the defaults. On success *ctx owns its OpenCL objects and
  * threads; release them with clmax_context_destroy(). In auto mode any failure to bring up OpenCL
- * (no platform, no device, a device that fails to initialise) falls back to the CPU path. */
+ * (no platform, no device, a device that fails to initialise) falls back to the CPU path, and so
+ * does a later operator call whose OpenCL work fails (build, allocation or enqueue failure): the
+ * CPU path then gives the answer. With CLMAX_BACKEND_OPENCL such failures are returned. */
 CLMAX_API clmax_status clmax_context_create(const clmax_context_options *options,
                                             clmax_context **ctx);
 

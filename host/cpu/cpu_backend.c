@@ -20,6 +20,14 @@
 #define MIN_SEGMENT 8192        /* shortest axis segment worth a unit of its own */
 #define PARALLEL_MIN (1u << 18) /* smaller tensors run on the calling thread alone */
 #define MAX_THREADS 256
+#define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
+
+/* The hot loops are compiled twice, for AVX2 and for the baseline, and picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
+#define CLMAX_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CLMAX_CPU_CLONES
+#endif
 
 typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, uint64_t *bk,
                        uint64_t *bi);
@@ -30,8 +38,8 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
  * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
  * x[j * inner + l]. */
 #define DEFINE_TYPE(name, raw_t, key_t, KEY)                                                       \
-    static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last, uint64_t *bk_out,   \
-                           uint64_t *bi_out)                                                       \
+    CLMAX_CPU_CLONES static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last,    \
+                                            uint64_t *bk_out, uint64_t *bi_out)                    \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
         key_t bk = 0;                                                                              \
@@ -60,37 +68,39 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         *bk_out = bk;                                                                              \
         *bi_out = bi;                                                                              \
     }                                                                                              \
-    static void lanes_##name(const void *xv, uint64_t inner, uint64_t lanes, uint64_t j0,          \
-                             uint64_t j1, int last, uint64_t *bk_out, uint64_t *bi_out)            \
+    CLMAX_CPU_CLONES static void lanes_##name(const void *xv, uint64_t inner, uint64_t lanes,      \
+                                              uint64_t j0, uint64_t j1, int last,                  \
+                                              uint64_t *bk_out, uint64_t *bi_out)                  \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
         key_t bk[LANE_BLOCK];                                                                      \
-        uint64_t bi[LANE_BLOCK];                                                                   \
+        uint32_t bi[LANE_BLOCK]; /* relative to j0: 32 bits keep the loop in one vector width */   \
         for (uint64_t l = 0; l < lanes; l++) {                                                     \
             bk[l] = KEY(x[j0 * inner + l]);                                                        \
-            bi[l] = j0;                                                                            \
+            bi[l] = 0;                                                                             \
         }                                                                                          \
         for (uint64_t j = j0 + 1; j < j1; j++) {                                                   \
             const raw_t *r = x + j * inner;                                                        \
+            uint32_t jr = (uint32_t)(j - j0);                                                      \
             if (last) {                                                                            \
                 for (uint64_t l = 0; l < lanes; l++) {                                             \
                     key_t k = KEY(r[l]);                                                           \
                     int up = k >= bk[l];                                                           \
                     bk[l] = up ? k : bk[l];                                                        \
-                    bi[l] = up ? j : bi[l];                                                        \
+                    bi[l] = up ? jr : bi[l];                                                       \
                 }                                                                                  \
             } else {                                                                               \
                 for (uint64_t l = 0; l < lanes; l++) {                                             \
                     key_t k = KEY(r[l]);                                                           \
                     int up = k > bk[l];                                                            \
                     bk[l] = up ? k : bk[l];                                                        \
-                    bi[l] = up ? j : bi[l];                                                        \
+                    bi[l] = up ? jr : bi[l];                                                       \
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
         for (uint64_t l = 0; l < lanes; l++) {                                                     \
             bk_out[l] = bk[l];                                                                     \
-            bi_out[l] = bi[l];                                                                     \
+            bi_out[l] = j0 + bi[l];                                                                \
         }                                                                                          \
     }
 
@@ -204,8 +214,8 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
-                               int64_t *idx)
+clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
+                              int64_t *idx)
 {
     job jb;
     memset(&jb, 0, sizeof jb);
@@ -235,6 +245,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     }
     if (ctx->strategy == CLMAX_STRATEGY_SPLIT && jb.nseg < 2 && p->n >= 2)
         jb.nseg = p->n < 7 ? p->n : 7;
+    if (p->n / jb.nseg >= MAX_SEGMENT) jb.nseg = p->n / MAX_SEGMENT + 1;
     if (jb.nseg > 1) jb.rows_per_unit = 1, jb.row_units = p->outer;
     jb.seg_len = (p->n + jb.nseg - 1) / jb.nseg;
     jb.nseg = (p->n + jb.seg_len - 1) / jb.seg_len;
@@ -285,7 +296,7 @@ static void cpu_destroy(clmax_context *ctx)
     (void)ctx;
 }
 
-static const clmax_backend_iface cpu_iface = {cpu_reduce, cpu_destroy};
+static const clmax_backend_iface cpu_iface = {clmax_cpu_reduce, cpu_destroy};
 
 clmax_status clmax_cpu_init(clmax_context *ctx)
 {
