@@ -5,12 +5,15 @@
  *   RAW_T   raw element type           KEY_T  key type (uint, or ulong for 64-bit elements)
  *   KEY(u)  key of raw bits u          LAST   1: ties go to the largest index
  *   WG      work-group size of reduce_rows_wg (a power of two)
+ *   OUT_MODE 0: write int64 indices; 1: int32 indices; 2: Hardmax, write ONE_BITS (of RAW_T) at
+ *           the winner of an output already filled with zeros
  *
- * A box of the canonical view [rows, n, inner] lives in x. Every (row, lane) pair q = row * inner
- * + lane has its answer; the axis may be cut into nseg segments of seg_len, each reduced
- * separately into partial pairs (pk, pi)[q * nseg + seg] and merged by combine. flags:
- * ACCUM: merge with the running pair in (sk, si)[q] (an earlier chunk of the axis); FINAL: write
- * the index to out[q], else keep the pair in (sk, si)[q] for the next chunk.
+ * A box of the canonical view [rows, n, inner] starts at x + x_off. Every (row, lane) pair
+ * q = row * inner + lane has its answer; the axis may be cut into nseg segments of seg_len, each
+ * reduced separately into a partial pair part[2 * (q * nseg + seg) + {0: key, 1: index}] and merged
+ * by combine. flags: ACCUM: merge with the running pair state[2 * q + {0, 1}] (an earlier chunk of
+ * the axis); FINAL: write the answer to out + out_off, else keep the pair in state for the next
+ * chunk. Indices are absolute along the axis: j0 is the first index of the box.
  */
 #ifndef RAW_T
 #define RAW_T uint
@@ -23,6 +26,16 @@
 #endif
 #ifndef WG
 #define WG 64
+#endif
+#ifndef OUT_MODE
+#define OUT_MODE 0
+#endif
+#if OUT_MODE == 0
+#define OUT_T long
+#elif OUT_MODE == 1
+#define OUT_T int
+#else
+#define OUT_T RAW_T
 #endif
 
 #define ACCUM 1
@@ -84,43 +97,50 @@ ulong key_f64(ulong u)
 #define REPLACES(k, bk) ((k) > (bk))
 #endif
 
-void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, int flags, __global KEY_T *pk,
-            __global ulong *pi, __global KEY_T *sk, __global ulong *si, __global long *out)
+void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, int flags, ulong n, ulong inner,
+            __global ulong *part, __global ulong *state, __global OUT_T *out, ulong out_off)
 {
     if (nseg > 1) {
-        pk[q * nseg + seg] = k;
-        pi[q * nseg + seg] = i;
+        part[2 * (q * nseg + seg)] = k;
+        part[2 * (q * nseg + seg) + 1] = i;
         return;
     }
     if (flags & ACCUM) {
-        KEY_T ok = sk[q];
-        ulong oi = si[q];
+        KEY_T ok = (KEY_T)state[2 * q];
+        ulong oi = state[2 * q + 1];
         if (BETTER(ok, oi, k, i)) {
             k = ok;
             i = oi;
         }
     }
-    if (flags & FINAL) {
-        out[q] = (long)i;
-    } else {
-        sk[q] = k;
-        si[q] = i;
+    if (!(flags & FINAL)) {
+        state[2 * q] = k;
+        state[2 * q + 1] = i;
+        return;
     }
+#if OUT_MODE == 2
+    out[out_off + (q / inner) * n * inner + i * inner + q % inner] = (OUT_T)ONE_BITS;
+#else
+    out[out_off + q] = (OUT_T)i;
+#endif
 }
 
+#define REDUCE_ARGS                                                                                \
+    __global const RAW_T *x, ulong x_off, ulong n, ulong inner, ulong count, ulong nseg,           \
+        ulong seg_len, ulong j0, int flags, __global ulong *part, __global ulong *state,           \
+        __global OUT_T *out, ulong out_off
+#define FINISH(k, i, q, seg) finish(k, i, q, seg, nseg, flags, n, inner, part, state, out, out_off)
+
 /* One (q, segment) per work-item, scanned sequentially: the CPU-device strategy. */
-__kernel void reduce_rows_wi(__global const RAW_T *x, ulong n, ulong inner, ulong nq, ulong nseg,
-                             ulong seg_len, ulong j0, int flags, __global KEY_T *pk,
-                             __global ulong *pi, __global KEY_T *sk, __global ulong *si,
-                             __global long *out)
+__kernel void reduce_rows_wi(REDUCE_ARGS)
 {
     ulong g = get_global_id(0);
-    if (g >= nq * nseg) return;
+    if (g >= count * nseg) return;
     ulong q = g / nseg, seg = g % nseg;
     ulong row = q / inner, lane = q % inner;
     ulong b = seg * seg_len;
     ulong e = min(n, b + seg_len);
-    __global const RAW_T *p = x + row * n * inner + lane;
+    __global const RAW_T *p = x + x_off + row * n * inner + lane;
     KEY_T bk = KEY(p[b * inner]);
     ulong bi = b;
     if (inner == 1) {
@@ -140,15 +160,13 @@ __kernel void reduce_rows_wi(__global const RAW_T *x, ulong n, ulong inner, ulon
             }
         }
     }
-    finish(bk, j0 + bi, q, seg, nseg, flags, pk, pi, sk, si, out);
+    FINISH(bk, j0 + bi, q, seg);
 }
 
 /* One (q, segment) per work-group of WG items: strided loads across the group, then a tree in
  * local memory. The GPU strategy for contiguous rows. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-reduce_rows_wg(__global const RAW_T *x, ulong n, ulong inner, ulong nq, ulong nseg, ulong seg_len,
-               ulong j0, int flags, __global KEY_T *pk, __global ulong *pi, __global KEY_T *sk,
-               __global ulong *si, __global long *out)
+reduce_rows_wg(REDUCE_ARGS)
 {
     __local KEY_T lk[WG];
     __local ulong li[WG];
@@ -158,7 +176,7 @@ reduce_rows_wg(__global const RAW_T *x, ulong n, ulong inner, ulong nq, ulong ns
     ulong row = q / inner, lane = q % inner;
     ulong b = seg * seg_len;
     ulong e = min(n, b + seg_len);
-    __global const RAW_T *p = x + row * n * inner + lane;
+    __global const RAW_T *p = x + x_off + row * n * inner + lane;
     KEY_T bk = 0;
     ulong bi = EMPTY_IDX;
     ulong j = b + t;
@@ -183,23 +201,20 @@ reduce_rows_wg(__global const RAW_T *x, ulong n, ulong inner, ulong nq, ulong ns
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (t == 0) finish(lk[0], j0 + li[0], q, seg, nseg, flags, pk, pi, sk, si, out);
+    if (t == 0) FINISH(lk[0], j0 + li[0], q, seg);
 }
 
 /* Work-items along the inner dimension (dimension 0) so that reads are contiguous; dimension 1
  * enumerates (row, segment). The strategy for a strided axis. */
-__kernel void reduce_strided(__global const RAW_T *x, ulong n, ulong inner, ulong rows, ulong nseg,
-                             ulong seg_len, ulong j0, int flags, __global KEY_T *pk,
-                             __global ulong *pi, __global KEY_T *sk, __global ulong *si,
-                             __global long *out)
+__kernel void reduce_strided(REDUCE_ARGS)
 {
     ulong lane = get_global_id(0);
     ulong g = get_global_id(1);
-    if (lane >= inner || g >= rows * nseg) return;
+    if (lane >= inner || g >= count * nseg) return; /* count: rows */
     ulong row = g / nseg, seg = g % nseg;
     ulong b = seg * seg_len;
     ulong e = min(n, b + seg_len);
-    __global const RAW_T *p = x + row * n * inner + lane;
+    __global const RAW_T *p = x + x_off + row * n * inner + lane;
     KEY_T bk = KEY(p[b * inner]);
     ulong bi = b;
     for (ulong j = b + 1; j < e; j++) {
@@ -209,25 +224,25 @@ __kernel void reduce_strided(__global const RAW_T *x, ulong n, ulong inner, ulon
             bi = j;
         }
     }
-    finish(bk, j0 + bi, row * inner + lane, seg, nseg, flags, pk, pi, sk, si, out);
+    FINISH(bk, j0 + bi, row * inner + lane, seg);
 }
 
 /* Merges the nseg partial pairs of each q (segments in index order), then finishes as above. */
-__kernel void combine(ulong nq, ulong nseg, int flags, __global const KEY_T *pk,
-                      __global const ulong *pi, __global KEY_T *sk, __global ulong *si,
-                      __global long *out)
+__kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
+                      __global ulong *state, __global OUT_T *out, ulong out_off, ulong n,
+                      ulong inner)
 {
     ulong q = get_global_id(0);
-    if (q >= nq) return;
-    KEY_T bk = pk[q * nseg];
-    ulong bi = pi[q * nseg];
+    if (q >= count) return;
+    KEY_T bk = (KEY_T)part[2 * q * nseg];
+    ulong bi = part[2 * q * nseg + 1];
     for (ulong s = 1; s < nseg; s++) {
-        KEY_T k = pk[q * nseg + s];
-        ulong i = pi[q * nseg + s];
+        KEY_T k = (KEY_T)part[2 * (q * nseg + s)];
+        ulong i = part[2 * (q * nseg + s) + 1];
         if (BETTER(k, i, bk, bi)) {
             bk = k;
             bi = i;
         }
     }
-    finish(bk, bi, q, 0, 1, flags, 0, 0, sk, si, out);
+    finish(bk, bi, q, 0, 1, flags, n, inner, part, state, out, out_off);
 }

@@ -175,10 +175,12 @@ static clmax_status select_device(const char *selector, cl_platform_id *plat, cl
     return CLMAX_OK;
 }
 
-static void cl_destroy(clmax_context *ctx)
+void clmax_cl_destroy(clmax_context *ctx)
 {
     clmax_cl *cl = ctx->cl;
     if (cl == NULL) return;
+    if (cl->scratch_event) clReleaseEvent(cl->scratch_event);
+    if (cl->scratch) clReleaseMemObject(cl->scratch);
     clmax_cl_release_programs(cl);
     if (cl->queue) clReleaseCommandQueue(cl->queue);
     if (cl->context) clReleaseContext(cl->context);
@@ -187,33 +189,11 @@ static void cl_destroy(clmax_context *ctx)
     ctx->cl = NULL;
 }
 
-static const clmax_backend_iface cl_iface = {clmax_cl_reduce, cl_destroy};
+static const clmax_backend_iface cl_iface = {clmax_cl_reduce, clmax_cl_destroy};
 
-clmax_status clmax_opencl_init(clmax_context *ctx, const char *selector)
+void clmax_cl_query_device(clmax_context *ctx)
 {
-    clmax_cl *cl = calloc(1, sizeof *cl);
-    if (cl == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "OpenCL backend state");
-    if (pthread_mutex_init(&cl->lock, NULL) != 0) {
-        free(cl);
-        return clmax_fail(CLMAX_ERROR_INTERNAL, "pthread_mutex_init failed");
-    }
-    ctx->cl = cl;
-    clmax_status st = select_device(selector, &cl->platform, &cl->device);
-    if (st != CLMAX_OK) goto fail;
-
-    cl_int err;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)cl->platform, 0};
-    cl->context = clCreateContext(props, 1, &cl->device, NULL, NULL, &err);
-    if (cl->context == NULL) {
-        st = clmax_cl_fail("clCreateContext", err);
-        goto fail;
-    }
-    cl->queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
-    if (cl->queue == NULL) {
-        st = clmax_cl_fail("clCreateCommandQueue", err);
-        goto fail;
-    }
-
+    clmax_cl *cl = ctx->cl;
     cl_device_type type = 0;
     cl_uint cu = 1;
     cl_bool unified = CL_FALSE;
@@ -234,8 +214,43 @@ clmax_status clmax_opencl_init(clmax_context *ctx, const char *selector)
     cl->info.max_alloc = max_alloc ? max_alloc : (128u << 20);
     snprintf(ctx->device_name, sizeof ctx->device_name, "%s / %s", pname, dname);
     ctx->iface = &cl_iface;
+}
+
+clmax_status clmax_cl_state_new(clmax_context *ctx)
+{
+    clmax_cl *cl = calloc(1, sizeof *cl);
+    if (cl == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "OpenCL backend state");
+    if (pthread_mutex_init(&cl->lock, NULL) != 0) {
+        free(cl);
+        return clmax_fail(CLMAX_ERROR_INTERNAL, "pthread_mutex_init failed");
+    }
+    ctx->cl = cl;
+    return CLMAX_OK;
+}
+
+clmax_status clmax_opencl_init(clmax_context *ctx, const char *selector)
+{
+    clmax_status st = clmax_cl_state_new(ctx);
+    if (st != CLMAX_OK) return st;
+    clmax_cl *cl = ctx->cl;
+    st = select_device(selector, &cl->platform, &cl->device);
+    if (st != CLMAX_OK) goto fail;
+
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)cl->platform, 0};
+    cl->context = clCreateContext(props, 1, &cl->device, NULL, NULL, &err);
+    if (cl->context == NULL) {
+        st = clmax_cl_fail("clCreateContext", err);
+        goto fail;
+    }
+    cl->queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
+    if (cl->queue == NULL) {
+        st = clmax_cl_fail("clCreateCommandQueue", err);
+        goto fail;
+    }
+    clmax_cl_query_device(ctx);
     return CLMAX_OK;
 fail:
-    cl_destroy(ctx);
+    clmax_cl_destroy(ctx);
     return st;
 }

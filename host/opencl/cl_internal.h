@@ -9,9 +9,15 @@
 #include <CL/cl.h>
 #include <pthread.h>
 
-#define CLMAX_MAX_PROGRAMS 64
+/* What the reduce kernels write (kernels/argmax.cl OUT_MODE). */
+typedef enum clmax_out_mode {
+    CLMAX_OUT_INDEX64 = 0,
+    CLMAX_OUT_INDEX32 = 1,
+    CLMAX_OUT_HARDMAX = 2 /* the 1 of the element type at the winner */
+} clmax_out_mode;
 
-/* One built program: a (type, tie rule, work-group size) specialisation of kernels/argmax.cl. */
+/* One built program: a (type, tie rule, work-group size, output) specialisation of
+ * kernels/argmax.cl. */
 typedef struct clmax_cl_program {
     char options[256];
     cl_program program;
@@ -24,9 +30,12 @@ struct clmax_cl {
     cl_context context;
     cl_command_queue queue;
     clmax_device_info info;
-    pthread_mutex_t lock; /* serialises use of the queue, the kernels' arguments and the cache */
-    int nprograms;
-    clmax_cl_program programs[CLMAX_MAX_PROGRAMS];
+    pthread_mutex_t lock; /* serialises the kernels' arguments, the caches and the scratch */
+    int nprograms, cap_programs;
+    clmax_cl_program **programs; /* stable addresses: the cache only grows */
+    cl_mem scratch;              /* partial pairs of split reductions, for the enqueue API */
+    size_t scratch_size;
+    cl_event scratch_event; /* the last enqueued work that uses scratch */
 };
 
 /* The name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "unknown OpenCL error". */
@@ -35,12 +44,40 @@ const char *clmax_cl_error_name(cl_int err);
  * CLMAX_ERROR_OPENCL; the message names the call and the code. */
 clmax_status clmax_cl_fail(const char *call, cl_int err);
 
-/* The program for a type and tie rule, built on first use (under cl->lock). */
+/* The program for a type, tie rule, work-group size and output, built on first use (call with
+ * cl->lock held). */
 clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
-                                  const clmax_cl_program **out);
+                                  clmax_out_mode mode, const clmax_cl_program **out);
 void clmax_cl_release_programs(clmax_cl *cl);
+
+/* One box of the canonical view on the device, [rows, n, inner] at element x_off of x, axis
+ * indices from j0; see kernels/argmax.cl for flags, part, state and out. */
+typedef struct clmax_cl_box {
+    cl_mem x;
+    uint64_t x_off, rows, n, inner, j0;
+    int flags; /* CLMAX_BOX_ACCUM, CLMAX_BOX_FINAL */
+    cl_mem part, state, out;
+    uint64_t out_off;
+} clmax_cl_box;
+enum { CLMAX_BOX_ACCUM = 1, CLMAX_BOX_FINAL = 2 };
+
+/* Bytes of `part` a box needs under plan pl (0 when the axis is not split). */
+uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner);
+
+/* Enqueues the reduce kernel of plan pl over box b (and combine when the axis is split), after the
+ * events of wait; *done (if not NULL) receives the event of the last command. Call with cl->lock
+ * held. */
+clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, const clmax_plan *pl,
+                                  const clmax_cl_box *b, cl_uint nwait, const cl_event *wait,
+                                  cl_event *done);
 
 clmax_status clmax_cl_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                              int64_t *idx);
+
+/* Fills the device facts of cl->device into cl->info and the name into ctx. */
+void clmax_cl_query_device(clmax_context *ctx);
+void clmax_cl_destroy(clmax_context *ctx);
+/* Allocates ctx->cl with its lock. */
+clmax_status clmax_cl_state_new(clmax_context *ctx);
 
 #endif

@@ -75,9 +75,13 @@ static void release_one(clmax_cl_program *p)
 
 void clmax_cl_release_programs(clmax_cl *cl)
 {
-    for (int i = 0; i < cl->nprograms; i++)
-        release_one(&cl->programs[i]);
-    cl->nprograms = 0;
+    for (int i = 0; i < cl->nprograms; i++) {
+        release_one(cl->programs[i]);
+        free(cl->programs[i]);
+    }
+    free(cl->programs);
+    cl->programs = NULL;
+    cl->nprograms = cl->cap_programs = 0;
 }
 
 static clmax_status build_failure(clmax_cl *cl, cl_program prog, cl_int err, const char *options)
@@ -97,23 +101,44 @@ static clmax_status build_failure(clmax_cl *cl, cl_program prog, cl_int err, con
     return st;
 }
 
+static unsigned long one_bits(clmax_type t)
+{
+    switch (t) {
+    case CLMAX_TYPE_FLOAT16:
+        return 0x3C00ul;
+    case CLMAX_TYPE_BFLOAT16:
+        return 0x3F80ul;
+    case CLMAX_TYPE_FLOAT32:
+        return 0x3F800000ul;
+    default:
+        return 0x3FF0000000000000ul;
+    }
+}
+
 clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
-                                  const clmax_cl_program **out)
+                                  clmax_out_mode mode, const clmax_cl_program **out)
 {
     const char *raw, *key, *fn;
     type_defines(type, &raw, &key, &fn);
     char options[256];
-    snprintf(options, sizeof options, "-DRAW_T=%s -DKEY_T=%s -DKEYFN=%s -DLAST=%d -DWG=%zu", raw,
-             key, fn, last ? 1 : 0, wg);
+    int n = snprintf(options, sizeof options,
+                     "-DRAW_T=%s -DKEY_T=%s -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d", raw, key,
+                     fn, last ? 1 : 0, wg, (int)mode);
+    if (mode == CLMAX_OUT_HARDMAX)
+        snprintf(options + n, sizeof options - (size_t)n, " -DONE_BITS=0x%lXul", one_bits(type));
     for (int i = 0; i < cl->nprograms; i++) {
-        if (strcmp(cl->programs[i].options, options) == 0) {
-            *out = &cl->programs[i];
+        if (strcmp(cl->programs[i]->options, options) == 0) {
+            *out = cl->programs[i];
             return CLMAX_OK;
         }
     }
-    if (cl->nprograms == CLMAX_MAX_PROGRAMS)
-        return clmax_fail(CLMAX_ERROR_INTERNAL, "program cache full (%d programs)",
-                          CLMAX_MAX_PROGRAMS);
+    if (cl->nprograms == cl->cap_programs) {
+        int cap = cl->cap_programs ? 2 * cl->cap_programs : 16;
+        clmax_cl_program **grown = realloc(cl->programs, (size_t)cap * sizeof *grown);
+        if (grown == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "program cache");
+        cl->programs = grown;
+        cl->cap_programs = cap;
+    }
 
     const struct clmax_kernel_source *src = find_source("argmax");
     if (src == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source argmax not embedded");
@@ -148,8 +173,14 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_
             goto fail;
         }
     }
-    cl->programs[cl->nprograms] = p;
-    *out = &cl->programs[cl->nprograms++];
+    clmax_cl_program *kept = malloc(sizeof *kept);
+    if (kept == NULL) {
+        st = clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "program cache");
+        goto fail;
+    }
+    *kept = p;
+    cl->programs[cl->nprograms++] = kept;
+    *out = kept;
     return CLMAX_OK;
 fail:
     release_one(&p);

@@ -2,155 +2,120 @@
  * allocation (or the max_chunk_bytes option), each copied in (or used in place on CPU devices that
  * share memory with the host), reduced by the planned kernel, and read back. A box that holds only
  * part of the axis keeps running (key, index) pairs on the device between chunks, so the answer is
- * exact whatever the chunking. */
+ * exact whatever the chunking. Commands are chained by events, so a caller's out-of-order queue
+ * gives the same answers. */
 #include "cl_internal.h"
 
 #include <string.h>
 
-enum { FLAG_ACCUM = 1, FLAG_FINAL = 2 };
+typedef struct work {
+    clmax_cl *cl;
+    cl_mem x, out, state, part;
+    size_t part_bytes;
+    cl_event last; /* every command waits for the one before */
+} work;
 
-typedef struct buffers {
-    cl_mem x, out, sk, si, pk, pi;
-    size_t partial_count; /* capacity of pk / pi in pairs */
-} buffers;
-
-static void release_buffers(buffers *b)
+static void release_work(work *w)
 {
-    cl_mem *all[] = {&b->x, &b->out, &b->sk, &b->si, &b->pk, &b->pi};
+    cl_mem *all[] = {&w->x, &w->out, &w->state, &w->part};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (*all[i]) clReleaseMemObject(*all[i]);
         *all[i] = NULL;
     }
+    if (w->last) clReleaseEvent(w->last);
+    w->last = NULL;
 }
 
-static clmax_status make_buffer(clmax_cl *cl, cl_mem_flags flags, size_t size, void *host,
+static clmax_status make_buffer(clmax_cl *cl, cl_mem_flags flags, uint64_t size, void *host,
                                 cl_mem *out)
 {
     cl_int err;
-    *out = clCreateBuffer(cl->context, flags, size ? size : 1, host, &err);
+    *out = clCreateBuffer(cl->context, flags, size ? (size_t)size : 1, host, &err);
     if (*out == NULL) return clmax_cl_fail("clCreateBuffer", err);
     return CLMAX_OK;
 }
 
-static size_t round_up(size_t v, size_t m)
+/* Takes the event of the command just enqueued as the one the next command waits for. */
+static void chain(work *w, cl_event e)
 {
-    return (v + m - 1) / m * m;
+    if (w->last) clReleaseEvent(w->last);
+    w->last = e;
 }
 
-static size_t pow2_ceil(size_t v)
+static cl_uint waits(const work *w)
 {
-    size_t p = 1;
-    while (p < v)
-        p *= 2;
-    return p;
-}
-
-#define SET_ARG(k, i, v)                                                                           \
-    do {                                                                                           \
-        err = clSetKernelArg(k, i, sizeof(v), &(v));                                               \
-        if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg", err);                        \
-    } while (0)
-
-/* Sets the 13 arguments shared by the three reduce kernels. */
-static clmax_status set_reduce_args(cl_kernel k, buffers *b, cl_ulong n, cl_ulong inner,
-                                    cl_ulong count, const clmax_plan *pl, cl_ulong j0, cl_int flags)
-{
-    cl_int err;
-    cl_ulong nseg = pl->nseg, seg_len = pl->seg_len;
-    SET_ARG(k, 0, b->x);
-    SET_ARG(k, 1, n);
-    SET_ARG(k, 2, inner);
-    SET_ARG(k, 3, count);
-    SET_ARG(k, 4, nseg);
-    SET_ARG(k, 5, seg_len);
-    SET_ARG(k, 6, j0);
-    SET_ARG(k, 7, flags);
-    SET_ARG(k, 8, b->pk);
-    SET_ARG(k, 9, b->pi);
-    SET_ARG(k, 10, b->sk);
-    SET_ARG(k, 11, b->si);
-    SET_ARG(k, 12, b->out);
-    return CLMAX_OK;
-}
-
-static clmax_status launch(clmax_cl *cl, cl_kernel k, cl_uint dims, const size_t *global,
-                           const size_t *local)
-{
-    cl_int err = clEnqueueNDRangeKernel(cl->queue, k, dims, NULL, global, local, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueNDRangeKernel", err);
-    return CLMAX_OK;
-}
-
-/* Reduces the box now in b->x: rows x n x inner, axis indices starting at j0. */
-static clmax_status run_box(clmax_context *ctx, const clmax_problem *p, buffers *b, uint64_t rows,
-                            uint64_t n, uint64_t inner, uint64_t j0, int flags)
-{
-    clmax_cl *cl = ctx->cl;
-    clmax_plan pl = clmax_plan_choose(&cl->info, rows, n, inner, ctx->strategy);
-    const clmax_cl_program *prog;
-    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, pl.wg, &prog);
-    if (st != CLMAX_OK) return st;
-
-    uint64_t nq = rows * inner;
-    if (pl.nseg > 1 && nq * pl.nseg > b->partial_count) {
-        size_t ks = p->esize == 8 ? 8 : 4;
-        if (b->pk) clReleaseMemObject(b->pk);
-        if (b->pi) clReleaseMemObject(b->pi);
-        b->pk = b->pi = NULL;
-        b->partial_count = 0;
-        st = make_buffer(cl, CL_MEM_READ_WRITE, (size_t)(nq * pl.nseg) * ks, NULL, &b->pk);
-        if (st == CLMAX_OK)
-            st = make_buffer(cl, CL_MEM_READ_WRITE, (size_t)(nq * pl.nseg) * 8, NULL, &b->pi);
-        if (st != CLMAX_OK) return st;
-        b->partial_count = (size_t)(nq * pl.nseg);
-    }
-
-    size_t wg = pl.wg;
-    cl_kernel k;
-    size_t global[2], local[2];
-    cl_uint dims = 1;
-    if (pl.kernel == CLMAX_KERNEL_STRIDED) {
-        k = prog->strided;
-        st = set_reduce_args(k, b, n, inner, rows, &pl, j0, flags);
-        local[0] = inner < wg ? pow2_ceil((size_t)inner) : wg;
-        local[1] = 1;
-        global[0] = round_up((size_t)inner, local[0]);
-        global[1] = (size_t)(rows * pl.nseg);
-        dims = 2;
-    } else if (pl.kernel == CLMAX_KERNEL_ROWS_WG) {
-        k = prog->rows_wg;
-        st = set_reduce_args(k, b, n, inner, nq, &pl, j0, flags);
-        local[0] = wg;
-        global[0] = (size_t)(nq * pl.nseg) * wg;
-    } else {
-        k = prog->rows_wi;
-        st = set_reduce_args(k, b, n, inner, nq, &pl, j0, flags);
-        local[0] = wg;
-        global[0] = round_up((size_t)(nq * pl.nseg), wg);
-    }
-    if (st == CLMAX_OK) st = launch(cl, k, dims, global, local);
-    if (st != CLMAX_OK || pl.nseg == 1) return st;
-
-    cl_int err;
-    cl_ulong nq_arg = nq, nseg_arg = pl.nseg;
-    cl_int flags_arg = flags;
-    k = prog->combine;
-    SET_ARG(k, 0, nq_arg);
-    SET_ARG(k, 1, nseg_arg);
-    SET_ARG(k, 2, flags_arg);
-    SET_ARG(k, 3, b->pk);
-    SET_ARG(k, 4, b->pi);
-    SET_ARG(k, 5, b->sk);
-    SET_ARG(k, 6, b->si);
-    SET_ARG(k, 7, b->out);
-    local[0] = wg;
-    global[0] = round_up((size_t)nq, wg);
-    return launch(cl, k, 1, global, local);
+    return w->last != NULL ? 1 : 0;
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
+}
+
+static clmax_status write_box(work *w, const clmax_problem *p, const char *src, uint64_t ro,
+                              uint64_t rn, uint64_t ri)
+{
+    const uint64_t es = p->esize;
+    cl_event e = NULL;
+    cl_int err;
+    if (ri == p->inner) { /* whole rows of the axis: one contiguous range */
+        err = clEnqueueWriteBuffer(w->cl->queue, w->x, CL_FALSE, 0, (size_t)(ro * rn * ri * es),
+                                   src, waits(w), waits(w) ? &w->last : NULL, &e);
+        if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueWriteBuffer", err);
+    } else {
+        size_t zero[3] = {0, 0, 0};
+        size_t region[3] = {(size_t)(ri * es), (size_t)rn, (size_t)ro};
+        err = clEnqueueWriteBufferRect(w->cl->queue, w->x, CL_FALSE, zero, zero, region,
+                                       (size_t)(ri * es), (size_t)(rn * ri * es),
+                                       (size_t)(p->inner * es), (size_t)(p->n * p->inner * es), src,
+                                       waits(w), waits(w) ? &w->last : NULL, &e);
+        if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueWriteBufferRect", err);
+    }
+    chain(w, e);
+    return CLMAX_OK;
+}
+
+static clmax_status read_box(work *w, const clmax_problem *p, int64_t *dst, uint64_t ro,
+                             uint64_t ri)
+{
+    cl_event e = NULL;
+    cl_int err;
+    if (ri == p->inner) {
+        err = clEnqueueReadBuffer(w->cl->queue, w->out, CL_FALSE, 0, (size_t)(ro * ri) * 8, dst,
+                                  waits(w), waits(w) ? &w->last : NULL, &e);
+    } else {
+        size_t zero[3] = {0, 0, 0};
+        size_t region[3] = {(size_t)ri * 8, (size_t)ro, 1};
+        err = clEnqueueReadBufferRect(w->cl->queue, w->out, CL_FALSE, zero, zero, region,
+                                      (size_t)ri * 8, 0, (size_t)p->inner * 8, 0, dst, waits(w),
+                                      waits(w) ? &w->last : NULL, &e);
+    }
+    if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueReadBuffer", err);
+    chain(w, e);
+    return CLMAX_OK;
+}
+
+static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p, clmax_cl_box *b)
+{
+    clmax_cl *cl = ctx->cl;
+    clmax_plan pl = clmax_plan_choose(&cl->info, b->rows, b->n, b->inner, ctx->strategy);
+    const clmax_cl_program *prog;
+    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, pl.wg, CLMAX_OUT_INDEX64, &prog);
+    if (st != CLMAX_OK) return st;
+    uint64_t need = clmax_cl_part_bytes(&pl, b->rows, b->inner);
+    if (need > w->part_bytes) {
+        if (w->part) clReleaseMemObject(w->part);
+        w->part = NULL;
+        w->part_bytes = 0;
+        st = make_buffer(cl, CL_MEM_READ_WRITE, need, NULL, &w->part);
+        if (st != CLMAX_OK) return st;
+        w->part_bytes = (size_t)need;
+    }
+    b->part = w->part;
+    cl_event e = NULL;
+    st = clmax_cl_enqueue_box(cl, prog, &pl, b, waits(w), waits(w) ? &w->last : NULL, &e);
+    if (st == CLMAX_OK) chain(w, e);
+    return st;
 }
 
 static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, const char *x,
@@ -176,24 +141,20 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
         nc = 1;
         ic = limit / es ? limit / es : 1;
     }
-    /* Keep the per-output buffers (an index, a key and an index) within the limit as well. */
+    /* Keep the per-output buffers (an index, a running pair) within the limit as well. */
     if (oc * ic * 16 > limit && oc > 1) oc = limit / (ic * 16) ? limit / (ic * 16) : 1;
     if (oc * ic * 16 > limit && ic > 1) ic = limit / 16 ? limit / 16 : 1;
 
     int in_place = cl->info.is_cpu && cl->info.unified_memory && ic == inner && nc == n;
-    buffers b;
-    memset(&b, 0, sizeof b);
+    work w;
+    memset(&w, 0, sizeof w);
+    w.cl = cl;
     clmax_status st = CLMAX_OK;
-    size_t ks = es == 8 ? 8 : 4;
-    if (!in_place) st = make_buffer(cl, CL_MEM_READ_ONLY, (size_t)(oc * nc * ic * es), NULL, &b.x);
-    if (st == CLMAX_OK)
-        st = make_buffer(cl, CL_MEM_WRITE_ONLY, (size_t)(oc * ic) * 8, NULL, &b.out);
+    if (!in_place) st = make_buffer(cl, CL_MEM_READ_ONLY, oc * nc * ic * es, NULL, &w.x);
+    if (st == CLMAX_OK) st = make_buffer(cl, CL_MEM_WRITE_ONLY, oc * ic * 8, NULL, &w.out);
     if (st == CLMAX_OK && nc < n)
-        st = make_buffer(cl, CL_MEM_READ_WRITE, (size_t)(oc * ic) * ks, NULL, &b.sk);
-    if (st == CLMAX_OK && nc < n)
-        st = make_buffer(cl, CL_MEM_READ_WRITE, (size_t)(oc * ic) * 8, NULL, &b.si);
+        st = make_buffer(cl, CL_MEM_READ_WRITE, oc * ic * 16, NULL, &w.state);
 
-    cl_int err = CL_SUCCESS;
     for (uint64_t o0 = 0; o0 < outer && st == CLMAX_OK; o0 += oc) {
         uint64_t ro = min_u64(oc, outer - o0);
         for (uint64_t i0 = 0; i0 < inner && st == CLMAX_OK; i0 += ic) {
@@ -202,53 +163,38 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
                 uint64_t rn = min_u64(nc, n - j0);
                 const char *src = x + (o0 * n * inner + j0 * inner + i0) * es;
                 if (in_place) {
-                    /* The box is contiguous: the device reads the caller's memory directly. */
-                    if (b.x) clReleaseMemObject(b.x);
-                    b.x = NULL;
+                    /* The box is contiguous: the device reads the caller's memory directly. A
+                     * released buffer lives on until the commands using it complete. */
+                    if (w.x) clReleaseMemObject(w.x);
+                    w.x = NULL;
                     st = make_buffer(cl, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
-                                     (size_t)(ro * n * inner * es), (void *)src, &b.x);
-                    if (st != CLMAX_OK) break;
-                } else if (ri == inner) {
-                    err = clEnqueueWriteBuffer(cl->queue, b.x, CL_FALSE, 0,
-                                               (size_t)(ro * rn * inner * es), src, 0, NULL, NULL);
-                    if (err != CL_SUCCESS) {
-                        st = clmax_cl_fail("clEnqueueWriteBuffer", err);
-                        break;
-                    }
+                                     ro * n * inner * es, (void *)src, &w.x);
                 } else {
-                    size_t zero[3] = {0, 0, 0};
-                    size_t region[3] = {(size_t)(ri * es), (size_t)rn, (size_t)ro};
-                    err = clEnqueueWriteBufferRect(cl->queue, b.x, CL_FALSE, zero, zero, region,
-                                                   (size_t)(ri * es), (size_t)(rn * ri * es),
-                                                   (size_t)(inner * es), (size_t)(n * inner * es),
-                                                   src, 0, NULL, NULL);
-                    if (err != CL_SUCCESS) {
-                        st = clmax_cl_fail("clEnqueueWriteBufferRect", err);
-                        break;
-                    }
+                    st = write_box(&w, p, src, ro, rn, ri);
                 }
-                int flags = (j0 > 0 ? FLAG_ACCUM : 0) | (j0 + rn >= n ? FLAG_FINAL : 0);
-                st = run_box(ctx, p, &b, ro, rn, ri, j0, flags);
+                if (st != CLMAX_OK) break;
+                clmax_cl_box b = {w.x,
+                                  0,
+                                  ro,
+                                  rn,
+                                  ri,
+                                  j0,
+                                  (j0 > 0 ? CLMAX_BOX_ACCUM : 0) |
+                                      (j0 + rn >= n ? CLMAX_BOX_FINAL : 0),
+                                  NULL,
+                                  w.state,
+                                  w.out,
+                                  0};
+                st = run_box(ctx, &w, p, &b);
             }
-            if (st != CLMAX_OK) break;
-            int64_t *dst = idx + o0 * inner + i0;
-            if (ri == inner) {
-                err = clEnqueueReadBuffer(cl->queue, b.out, CL_FALSE, 0, (size_t)(ro * ri) * 8, dst,
-                                          0, NULL, NULL);
-            } else {
-                size_t zero[3] = {0, 0, 0};
-                size_t region[3] = {(size_t)ri * 8, (size_t)ro, 1};
-                err = clEnqueueReadBufferRect(cl->queue, b.out, CL_FALSE, zero, zero, region,
-                                              (size_t)ri * 8, 0, (size_t)inner * 8, 0, dst, 0, NULL,
-                                              NULL);
-            }
-            if (err != CL_SUCCESS) st = clmax_cl_fail("clEnqueueReadBuffer", err);
+            if (st == CLMAX_OK) st = read_box(&w, p, idx + o0 * inner + i0, ro, ri);
         }
     }
-    /* Wait even after a failure: queued commands may still read caller memory. */
-    err = clFinish(cl->queue);
-    if (st == CLMAX_OK && err != CL_SUCCESS) st = clmax_cl_fail("clFinish", err);
-    release_buffers(&b);
+    /* Wait even after a failure: queued commands may still use caller memory. */
+    cl_int err = w.last ? clWaitForEvents(1, &w.last) : CL_SUCCESS;
+    if (st == CLMAX_OK && err != CL_SUCCESS) st = clmax_cl_fail("clWaitForEvents", err);
+    if (st != CLMAX_OK) clFinish(cl->queue);
+    release_work(&w);
     return st;
 }
 

@@ -1,0 +1,115 @@
+/* Launching the planned kernels over one box, shared by the host-pointer and enqueue paths. */
+#include "cl_internal.h"
+
+static size_t round_up(size_t v, size_t m)
+{
+    return (v + m - 1) / m * m;
+}
+
+static size_t pow2_ceil(size_t v)
+{
+    size_t p = 1;
+    while (p < v)
+        p *= 2;
+    return p;
+}
+
+uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner)
+{
+    return pl->nseg > 1 ? rows * inner * pl->nseg * 16 : 0;
+}
+
+#define SET_ARG(k, i, v)                                                                           \
+    do {                                                                                           \
+        cl_int err_ = clSetKernelArg(k, i, sizeof(v), &(v));                                       \
+        if (err_ != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg", err_);                      \
+    } while (0)
+
+static clmax_status set_reduce_args(cl_kernel k, const clmax_cl_box *b, cl_ulong count,
+                                    const clmax_plan *pl)
+{
+    cl_ulong x_off = b->x_off, n = b->n, inner = b->inner, nseg = pl->nseg;
+    cl_ulong seg_len = pl->seg_len, j0 = b->j0, out_off = b->out_off;
+    cl_int flags = b->flags;
+    SET_ARG(k, 0, b->x);
+    SET_ARG(k, 1, x_off);
+    SET_ARG(k, 2, n);
+    SET_ARG(k, 3, inner);
+    SET_ARG(k, 4, count);
+    SET_ARG(k, 5, nseg);
+    SET_ARG(k, 6, seg_len);
+    SET_ARG(k, 7, j0);
+    SET_ARG(k, 8, flags);
+    SET_ARG(k, 9, b->part);
+    SET_ARG(k, 10, b->state);
+    SET_ARG(k, 11, b->out);
+    SET_ARG(k, 12, out_off);
+    return CLMAX_OK;
+}
+
+clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, const clmax_plan *pl,
+                                  const clmax_cl_box *b, cl_uint nwait, const cl_event *wait,
+                                  cl_event *done)
+{
+    size_t wg = pl->wg;
+    uint64_t nq = b->rows * b->inner;
+    cl_kernel k;
+    size_t global[2], local[2];
+    cl_uint dims = 1;
+    clmax_status st;
+    if (pl->kernel == CLMAX_KERNEL_STRIDED) {
+        k = prog->strided;
+        st = set_reduce_args(k, b, b->rows, pl);
+        local[0] = b->inner < wg ? pow2_ceil((size_t)b->inner) : wg;
+        local[1] = 1;
+        global[0] = round_up((size_t)b->inner, local[0]);
+        global[1] = (size_t)(b->rows * pl->nseg);
+        dims = 2;
+    } else if (pl->kernel == CLMAX_KERNEL_ROWS_WG) {
+        k = prog->rows_wg;
+        st = set_reduce_args(k, b, nq, pl);
+        local[0] = wg;
+        global[0] = (size_t)(nq * pl->nseg) * wg;
+    } else {
+        k = prog->rows_wi;
+        st = set_reduce_args(k, b, nq, pl);
+        local[0] = wg;
+        global[0] = round_up((size_t)(nq * pl->nseg), wg);
+    }
+    if (st != CLMAX_OK) return st;
+    cl_event reduced = NULL;
+    cl_int err =
+        clEnqueueNDRangeKernel(cl->queue, k, dims, NULL, global, local, nwait, nwait ? wait : NULL,
+                               pl->nseg > 1 || done ? &reduced : NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueNDRangeKernel", err);
+    if (pl->nseg == 1) {
+        if (done) *done = reduced;
+        return CLMAX_OK;
+    }
+
+    cl_ulong count = nq, nseg = pl->nseg, out_off = b->out_off, n = b->n, inner = b->inner;
+    cl_int flags = b->flags;
+    k = prog->combine;
+    st = CLMAX_OK;
+#define SET(i, v)                                                                                  \
+    if (st == CLMAX_OK && (err = clSetKernelArg(k, i, sizeof(v), &(v))) != CL_SUCCESS)             \
+    st = clmax_cl_fail("clSetKernelArg", err)
+    SET(0, count);
+    SET(1, nseg);
+    SET(2, flags);
+    SET(3, b->part);
+    SET(4, b->state);
+    SET(5, b->out);
+    SET(6, out_off);
+    SET(7, n);
+    SET(8, inner);
+#undef SET
+    if (st == CLMAX_OK) {
+        local[0] = wg;
+        global[0] = round_up((size_t)nq, wg);
+        err = clEnqueueNDRangeKernel(cl->queue, k, 1, NULL, global, local, 1, &reduced, done);
+        if (err != CL_SUCCESS) st = clmax_cl_fail("clEnqueueNDRangeKernel", err);
+    }
+    clReleaseEvent(reduced);
+    return st;
+}
