@@ -93,8 +93,8 @@ static clmax_status check_axis(int64_t axis, int rank, int *out)
 }
 
 /* Everything ArgMax checks, and the canonical problem. */
-static clmax_status argmax_prepare(const clmax_tensor_desc *in, const clmax_argmax_attrs *attrs,
-                                   clmax_problem *p, uint64_t *count, int *axis)
+clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argmax_attrs *attrs,
+                                  clmax_problem *p, uint64_t *count, int *axis)
 {
     CHECK_ARG(in != NULL, "input descriptor is NULL");
     clmax_argmax_attrs def;
@@ -146,8 +146,8 @@ static int hardmax_type_ok(clmax_type t)
            t == CLMAX_TYPE_BFLOAT16;
 }
 
-static clmax_status hardmax_prepare(const clmax_tensor_desc *in, const clmax_hardmax_attrs *attrs,
-                                    clmax_problem *p, uint64_t *count)
+clmax_status clmax_hardmax_prepare(const clmax_tensor_desc *in, const clmax_hardmax_attrs *attrs,
+                                   clmax_problem *p, uint64_t *count)
 {
     CHECK_ARG(in != NULL, "input descriptor is NULL");
     clmax_hardmax_attrs def;
@@ -193,7 +193,7 @@ clmax_status clmax_argmax_output_desc(const clmax_tensor_desc *input,
     clmax_problem p;
     uint64_t count;
     int axis = 0;
-    clmax_status st = argmax_prepare(input, attrs, &p, &count, &axis);
+    clmax_status st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
     if (st != CLMAX_OK) return st;
     int keep = attrs ? attrs->keepdims : 1;
     clmax_tensor_desc out;
@@ -217,7 +217,7 @@ clmax_status clmax_hardmax_output_desc(const clmax_tensor_desc *input,
     CHECK_ARG(output != NULL, "output descriptor is NULL");
     clmax_problem p;
     uint64_t count;
-    clmax_status st = hardmax_prepare(input, attrs, &p, &count);
+    clmax_status st = clmax_hardmax_prepare(input, attrs, &p, &count);
     if (st != CLMAX_OK) return st;
     clmax_tensor_desc out;
     memset(&out, 0, sizeof out);
@@ -236,7 +236,7 @@ clmax_status clmax_argmax(clmax_context *ctx, const clmax_tensor_desc *input, co
     clmax_problem p;
     uint64_t count;
     int axis = 0;
-    clmax_status st = argmax_prepare(input, attrs, &p, &count, &axis);
+    clmax_status st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
     if (st != CLMAX_OK) return st;
     if (p.outer == 0 || p.inner == 0) return CLMAX_OK; /* empty output */
     CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");
@@ -279,7 +279,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
     CHECK_ARG(ctx != NULL, "context is NULL");
     clmax_problem p;
     uint64_t count;
-    clmax_status st = hardmax_prepare(input, attrs, &p, &count);
+    clmax_status st = clmax_hardmax_prepare(input, attrs, &p, &count);
     if (st != CLMAX_OK) return st;
     if (count == 0) return CLMAX_OK;
     CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");

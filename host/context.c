@@ -153,3 +153,17 @@ const char *clmax_context_device_name(const clmax_context *ctx)
 {
     return ctx != NULL ? ctx->device_name : "";
 }
+
+clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes)
+{
+    clmax_clear_error();
+    if (ctx == NULL) return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "context is NULL");
+    if (types == NULL && ntypes != 0)
+        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "types is NULL but ntypes is %zu", ntypes);
+    for (size_t i = 0; i < ntypes; i++)
+        if (clmax_type_size(types[i]) == 0)
+            return clmax_fail(CLMAX_ERROR_UNSUPPORTED_TYPE, "types[%zu] = %d is not a clmax_type",
+                              i, (int)types[i]);
+    if (ctx->cl == NULL) return CLMAX_OK;
+    return clmax_cl_prebuild(ctx, types, ntypes);
+}

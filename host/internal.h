@@ -23,6 +23,16 @@ typedef struct clmax_problem {
     int last; /* select_last_index: ties go to the largest index */
 } clmax_problem;
 
+/* Every check of an operator call (opset, type, rank, shape, axis, attributes) and the canonical
+ * problem. *count receives the input's element count; *axis the non-negative axis. */
+clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argmax_attrs *attrs,
+                                  clmax_problem *p, uint64_t *count, int *axis);
+clmax_status clmax_hardmax_prepare(const clmax_tensor_desc *in, const clmax_hardmax_attrs *attrs,
+                                   clmax_problem *p, uint64_t *count);
+
+/* Builds the programs of the given types (NULL: all) on an OpenCL context. */
+clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes);
+
 /* The backend interface: each backend fills one of these when a context is created. */
 typedef struct clmax_backend_iface {
     clmax_status (*reduce)(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx);

@@ -52,7 +52,8 @@ typedef enum clmax_status {
     CLMAX_ERROR_NO_DEVICE = 11,        /* OpenCL requested but no usable platform or device */
     CLMAX_ERROR_OPENCL = 12,           /* an OpenCL call failed; clmax_last_error() names it */
     CLMAX_ERROR_BUILD = 13,            /* an OpenCL program failed to build; message has the log */
-    CLMAX_ERROR_INTERNAL = 14          /* a bug in clmax; please report it with the message */
+    CLMAX_ERROR_INTERNAL = 14,         /* a bug in clmax; please report it with the message */
+    CLMAX_ERROR_INDEX_OVERFLOW = 15    /* int32 indices asked for an axis longer than 2^31 */
 } clmax_status;
 
 /* A short constant description of a status ("invalid axis", ...). Never NULL. */
@@ -184,6 +185,12 @@ CLMAX_API clmax_backend clmax_context_backend(const clmax_context *ctx);
 /* A human-readable name of the device: "<platform> / <device>" for OpenCL, "CPU (N threads)" for
  * the CPU path. Owned by the context. */
 CLMAX_API const char *clmax_context_device_name(const clmax_context *ctx);
+
+/* Build the OpenCL programs for these element types now (all ArgMax types when types is NULL),
+ * so that no operator call pays a build. A no-op on the CPU path. The on-disk program cache makes
+ * later processes fast too. */
+CLMAX_API clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_type *types,
+                                              size_t ntypes);
 
 /* ---- Operators on host memory -------------------------------------------------------------- */
 

@@ -184,6 +184,7 @@ void clmax_cl_destroy(clmax_context *ctx)
     clmax_cl_release_programs(cl);
     if (cl->queue) clReleaseCommandQueue(cl->queue);
     if (cl->context) clReleaseContext(cl->context);
+    if (cl->retained_device) clReleaseDevice(cl->device);
     pthread_mutex_destroy(&cl->lock);
     free(cl);
     ctx->cl = NULL;

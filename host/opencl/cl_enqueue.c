@@ -1,0 +1,370 @@
+/* The enqueue API: operators on the caller's cl_mem buffers and queue, ordered by events, with no
+ * host synchronisation; contexts made from the caller's OpenCL objects; prebuilding. */
+#include "cl_internal.h"
+#include "clmax_cl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_ARG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, __VA_ARGS__);                 \
+    } while (0)
+
+void clmax_enqueue_options_init(clmax_enqueue_options *options)
+{
+    if (options == NULL) return;
+    memset(options, 0, sizeof *options);
+    options->index_type = CLMAX_INDEX_INT64;
+}
+
+clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id device,
+                                          cl_command_queue queue,
+                                          const clmax_context_options *options, clmax_context **out)
+{
+    clmax_clear_error();
+    CHECK_ARG(out != NULL, "ctx is NULL");
+    *out = NULL;
+    CHECK_ARG(context != NULL && device != NULL && queue != NULL,
+              "context, device and queue must all be given");
+    cl_device_id qdev = NULL;
+    cl_context qctx = NULL;
+    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clGetCommandQueueInfo(CL_QUEUE_DEVICE)", err);
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clGetCommandQueueInfo(CL_QUEUE_CONTEXT)", err);
+    CHECK_ARG(qdev == device, "the queue belongs to another device");
+    CHECK_ARG(qctx == context, "the queue belongs to another context");
+
+    clmax_context_options o;
+    if (options != NULL)
+        o = *options;
+    else
+        clmax_context_options_init(&o);
+    CHECK_ARG(o.num_threads >= 0, "num_threads is negative (%d)", o.num_threads);
+    CHECK_ARG((unsigned)o.strategy <= CLMAX_STRATEGY_SPLIT, "strategy %d is not a clmax_strategy",
+              (int)o.strategy);
+
+    clmax_context *ctx = calloc(1, sizeof *ctx);
+    if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
+    ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
+    ctx->max_chunk_bytes = o.max_chunk_bytes;
+    ctx->strategy = o.strategy;
+    clmax_status st = clmax_cl_state_new(ctx);
+    if (st != CLMAX_OK) {
+        free(ctx);
+        return st;
+    }
+    clmax_cl *cl = ctx->cl;
+    err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof cl->platform, &cl->platform, NULL);
+    if (err != CL_SUCCESS) {
+        clmax_cl_destroy(ctx);
+        free(ctx);
+        return clmax_cl_fail("clGetDeviceInfo(CL_DEVICE_PLATFORM)", err);
+    }
+    clRetainContext(context);
+    clRetainDevice(device);
+    clRetainCommandQueue(queue);
+    cl->context = context;
+    cl->device = device;
+    cl->retained_device = 1;
+    cl->queue = queue;
+    clmax_cl_query_device(ctx);
+    ctx->backend = CLMAX_BACKEND_OPENCL;
+    *out = ctx;
+    return CLMAX_OK;
+}
+
+clmax_status clmax_context_get_cl(const clmax_context *ctx, cl_context *context,
+                                  cl_device_id *device, cl_command_queue *queue)
+{
+    clmax_clear_error();
+    CHECK_ARG(ctx != NULL, "context is NULL");
+    CHECK_ARG(ctx->cl != NULL, "the context runs on the CPU path, not OpenCL");
+    if (context) *context = ctx->cl->context;
+    if (device) *device = ctx->cl->device;
+    if (queue) *queue = ctx->cl->queue;
+    return CLMAX_OK;
+}
+
+static size_t plan_wg(const clmax_cl *cl)
+{
+    return clmax_plan_choose(&cl->info, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
+}
+
+static int is_float(clmax_type t)
+{
+    return t == CLMAX_TYPE_FLOAT16 || t == CLMAX_TYPE_FLOAT32 || t == CLMAX_TYPE_FLOAT64 ||
+           t == CLMAX_TYPE_BFLOAT16;
+}
+
+clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes)
+{
+    static const clmax_type all[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_UINT8,   CLMAX_TYPE_INT8,
+                                     CLMAX_TYPE_UINT16,  CLMAX_TYPE_INT16,   CLMAX_TYPE_INT32,
+                                     CLMAX_TYPE_INT64,   CLMAX_TYPE_FLOAT16, CLMAX_TYPE_FLOAT64,
+                                     CLMAX_TYPE_UINT32,  CLMAX_TYPE_UINT64,  CLMAX_TYPE_BFLOAT16};
+    if (types == NULL) {
+        types = all;
+        ntypes = sizeof all / sizeof all[0];
+    }
+    clmax_cl *cl = ctx->cl;
+    const size_t wg = plan_wg(cl);
+    clmax_status st = CLMAX_OK;
+    const clmax_cl_program *prog;
+    pthread_mutex_lock(&cl->lock);
+    for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++) {
+        for (int last = 0; last < 2 && st == CLMAX_OK; last++) {
+            st = clmax_cl_get_program(cl, types[i], last, wg, CLMAX_OUT_INDEX64, &prog);
+            if (st == CLMAX_OK)
+                st = clmax_cl_get_program(cl, types[i], last, wg, CLMAX_OUT_INDEX32, &prog);
+        }
+        if (st == CLMAX_OK && is_float(types[i]))
+            st = clmax_cl_get_program(cl, types[i], 0, wg, CLMAX_OUT_HARDMAX, &prog);
+    }
+    pthread_mutex_unlock(&cl->lock);
+    return st;
+}
+
+static clmax_status check_range(cl_mem m, const char *name, size_t offset, uint64_t bytes,
+                                size_t align)
+{
+    CHECK_ARG(m != NULL, "%s is NULL", name);
+    CHECK_ARG(offset % align == 0, "%s offset %zu is not a multiple of the element size %zu", name,
+              offset, align);
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clGetMemObjectInfo(CL_MEM_SIZE)", err);
+    CHECK_ARG(offset <= size && bytes <= size - offset,
+              "%s holds %zu bytes; the tensor needs %llu from offset %zu", name, size,
+              (unsigned long long)bytes, offset);
+    return CLMAX_OK;
+}
+
+/* The planned box of a whole problem on the device, and the scratch it needs. */
+static clmax_plan plan_problem(const clmax_context *ctx, const clmax_problem *p, uint64_t *scratch)
+{
+    clmax_plan pl = clmax_plan_choose(&ctx->cl->info, p->outer, p->n, p->inner, ctx->strategy);
+    *scratch = clmax_cl_part_bytes(&pl, p->outer, p->inner);
+    return pl;
+}
+
+static clmax_status scratch_size(clmax_context *ctx, const clmax_problem *p, uint64_t count,
+                                 size_t *bytes)
+{
+    CHECK_ARG(bytes != NULL, "bytes is NULL");
+    *bytes = 0;
+    CHECK_ARG(ctx->cl != NULL, "the context runs on the CPU path, not OpenCL");
+    if (count == 0 || p->outer == 0 || p->inner == 0) return CLMAX_OK;
+    uint64_t need;
+    plan_problem(ctx, p, &need);
+    *bytes = (size_t)need;
+    return CLMAX_OK;
+}
+
+clmax_status clmax_argmax_scratch_size(clmax_context *ctx, const clmax_tensor_desc *input,
+                                       const clmax_argmax_attrs *attrs, size_t *bytes)
+{
+    clmax_clear_error();
+    CHECK_ARG(ctx != NULL, "context is NULL");
+    clmax_problem p;
+    uint64_t count;
+    int axis;
+    clmax_status st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
+    return st != CLMAX_OK ? st : scratch_size(ctx, &p, count, bytes);
+}
+
+clmax_status clmax_hardmax_scratch_size(clmax_context *ctx, const clmax_tensor_desc *input,
+                                        const clmax_hardmax_attrs *attrs, size_t *bytes)
+{
+    clmax_clear_error();
+    CHECK_ARG(ctx != NULL, "context is NULL");
+    clmax_problem p;
+    uint64_t count;
+    clmax_status st = clmax_hardmax_prepare(input, attrs, &p, &count);
+    return st != CLMAX_OK ? st : scratch_size(ctx, &p, count, bytes);
+}
+
+/* Appends e to a wait list held in *list (grown from the caller's). */
+static clmax_status wait_list_with(cl_uint n, const cl_event *wait, cl_event extra, cl_event **list,
+                                   cl_uint *count)
+{
+    *list = malloc(sizeof(cl_event) * (n + 1));
+    if (*list == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "event wait list");
+    if (n) memcpy(*list, wait, sizeof(cl_event) * n);
+    *count = n;
+    if (extra) (*list)[(*count)++] = extra;
+    return CLMAX_OK;
+}
+
+/* The common path of both operators, with the lock held. mode says what y receives. */
+static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, cl_mem x,
+                                   size_t x_offset, cl_mem y, size_t y_offset, size_t y_bytes,
+                                   clmax_out_mode mode, const clmax_enqueue_options *eo,
+                                   cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    clmax_cl *cl = ctx->cl;
+    uint64_t need;
+    clmax_plan pl = plan_problem(ctx, p, &need);
+    const clmax_cl_program *prog;
+    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, pl.wg, mode, &prog);
+    if (st != CLMAX_OK) return st;
+
+    cl_mem scratch = NULL;
+    int cached = 0;
+    if (need > 0) {
+        if (eo->scratch != NULL) {
+            CHECK_ARG(eo->scratch_size >= need,
+                      "scratch_size is %zu bytes; this operation needs %llu", eo->scratch_size,
+                      (unsigned long long)need);
+            scratch = eo->scratch;
+        } else {
+            if (cl->scratch_size < need) {
+                cl_int err;
+                cl_mem grown =
+                    clCreateBuffer(cl->context, CL_MEM_READ_WRITE, (size_t)need, NULL, &err);
+                if (grown == NULL) return clmax_cl_fail("clCreateBuffer(scratch)", err);
+                /* Work already enqueued keeps the old buffer alive until it completes. */
+                if (cl->scratch) clReleaseMemObject(cl->scratch);
+                cl->scratch = grown;
+                cl->scratch_size = (size_t)need;
+            }
+            scratch = cl->scratch;
+            cached = 1;
+        }
+    }
+
+    cl_event *list = NULL;
+    cl_uint nlist = 0;
+    st = wait_list_with(nwait, wait, cached ? cl->scratch_event : NULL, &list, &nlist);
+    if (st != CLMAX_OK) return st;
+    cl_event filled = NULL, done = NULL;
+    if (mode == CLMAX_OUT_HARDMAX) {
+        const cl_uchar zero = 0;
+        cl_int err = clEnqueueFillBuffer(cl->queue, y, &zero, 1, y_offset, y_bytes, nlist,
+                                         nlist ? list : NULL, &filled);
+        if (err != CL_SUCCESS) {
+            free(list);
+            return clmax_cl_fail("clEnqueueFillBuffer", err);
+        }
+        free(list);
+        list = &filled;
+        nlist = 1;
+    }
+    clmax_cl_box b = {x,
+                      x_offset / p->esize,
+                      p->outer,
+                      p->n,
+                      p->inner,
+                      0,
+                      CLMAX_BOX_FINAL,
+                      scratch,
+                      NULL,
+                      y,
+                      y_offset / (mode == CLMAX_OUT_INDEX64   ? 8
+                                  : mode == CLMAX_OUT_INDEX32 ? 4
+                                                              : p->esize)};
+    st = clmax_cl_enqueue_box(cl, prog, &pl, &b, nlist, nlist ? list : NULL, &done);
+    if (filled)
+        clReleaseEvent(filled);
+    else
+        free(list);
+    if (st != CLMAX_OK) return st;
+    if (cached) {
+        if (cl->scratch_event) clReleaseEvent(cl->scratch_event);
+        clRetainEvent(done);
+        cl->scratch_event = done;
+    }
+    if (event)
+        *event = done;
+    else
+        clReleaseEvent(done);
+    return CLMAX_OK;
+}
+
+/* An empty tensor: nothing to compute, but the event must still follow the wait list. */
+static clmax_status enqueue_marker(clmax_cl *cl, cl_uint nwait, const cl_event *wait,
+                                   cl_event *event)
+{
+    cl_event e = NULL;
+    cl_int err = clEnqueueMarkerWithWaitList(cl->queue, nwait, nwait ? wait : NULL, &e);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueMarkerWithWaitList", err);
+    if (event)
+        *event = e;
+    else
+        clReleaseEvent(e);
+    return CLMAX_OK;
+}
+
+static clmax_status check_common(clmax_context *ctx, cl_uint nwait, const cl_event *wait,
+                                 const clmax_enqueue_options *eo)
+{
+    CHECK_ARG(ctx != NULL, "context is NULL");
+    CHECK_ARG(ctx->cl != NULL, "the context runs on the CPU path, not OpenCL");
+    CHECK_ARG((nwait == 0) == (wait == NULL), "num_events and wait_list disagree");
+    CHECK_ARG(eo->index_type == CLMAX_INDEX_INT64 || eo->index_type == CLMAX_INDEX_INT32,
+              "index_type %d is not a clmax_index_type", (int)eo->index_type);
+    return CLMAX_OK;
+}
+
+clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
+                                  size_t x_offset, const clmax_argmax_attrs *attrs, cl_mem y,
+                                  size_t y_offset, const clmax_enqueue_options *options,
+                                  cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    clmax_clear_error();
+    clmax_enqueue_options def;
+    clmax_enqueue_options_init(&def);
+    const clmax_enqueue_options *eo = options ? options : &def;
+    clmax_status st = check_common(ctx, num_events, wait_list, eo);
+    if (st != CLMAX_OK) return st;
+    clmax_problem p;
+    uint64_t count;
+    int axis;
+    st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
+    if (st != CLMAX_OK) return st;
+    clmax_cl *cl = ctx->cl;
+    uint64_t outputs = p.outer * p.inner;
+    if (outputs == 0) return enqueue_marker(cl, num_events, wait_list, event);
+    int i32 = eo->index_type == CLMAX_INDEX_INT32;
+    if (i32 && p.n - 1 > (uint64_t)INT32_MAX)
+        return clmax_fail(CLMAX_ERROR_INDEX_OVERFLOW,
+                          "the axis has %llu elements; int32 indices reach 2^31 - 1",
+                          (unsigned long long)p.n);
+    st = check_range(x, "x", x_offset, count * p.esize, p.esize);
+    if (st == CLMAX_OK) st = check_range(y, "y", y_offset, outputs * (i32 ? 4 : 8), i32 ? 4 : 8);
+    if (st != CLMAX_OK) return st;
+    pthread_mutex_lock(&cl->lock);
+    st = enqueue_locked(ctx, &p, x, x_offset, y, y_offset, (size_t)(outputs * (i32 ? 4 : 8)),
+                        i32 ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, eo, num_events, wait_list,
+                        event);
+    pthread_mutex_unlock(&cl->lock);
+    return st;
+}
+
+clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
+                                   size_t x_offset, const clmax_hardmax_attrs *attrs, cl_mem y,
+                                   size_t y_offset, const clmax_enqueue_options *options,
+                                   cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    clmax_clear_error();
+    clmax_enqueue_options def;
+    clmax_enqueue_options_init(&def);
+    const clmax_enqueue_options *eo = options ? options : &def;
+    clmax_status st = check_common(ctx, num_events, wait_list, eo);
+    if (st != CLMAX_OK) return st;
+    clmax_problem p;
+    uint64_t count;
+    st = clmax_hardmax_prepare(input, attrs, &p, &count);
+    if (st != CLMAX_OK) return st;
+    clmax_cl *cl = ctx->cl;
+    if (count == 0) return enqueue_marker(cl, num_events, wait_list, event);
+    st = check_range(x, "x", x_offset, count * p.esize, p.esize);
+    if (st == CLMAX_OK) st = check_range(y, "y", y_offset, count * p.esize, p.esize);
+    if (st != CLMAX_OK) return st;
+    pthread_mutex_lock(&cl->lock);
+    st = enqueue_locked(ctx, &p, x, x_offset, y, y_offset, (size_t)(count * p.esize),
+                        CLMAX_OUT_HARDMAX, eo, num_events, wait_list, event);
+    pthread_mutex_unlock(&cl->lock);
+    return st;
+}
