@@ -1,0 +1,326 @@
+/* Contexts: options, creation and destruction, backend choice, device names and selectors, the
+ * environment, and the fallback to the CPU path when there is no OpenCL at all. */
+#include "common.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Test(context, options_init)
+{
+    clmax_context_options o;
+    memset(&o, 0x77, sizeof o);
+    clmax_context_options_init(&o);
+    cr_assert_eq(o.backend, CLMAX_BACKEND_AUTO);
+    cr_assert_null(o.device);
+    cr_assert_eq(o.num_threads, 0);
+    cr_assert_eq(o.max_chunk_bytes, 0);
+    cr_assert_eq(o.strategy, CLMAX_STRATEGY_AUTO);
+    cr_assert_eq(o.ignore_environment, 0);
+}
+
+Test(context, destroy_null)
+{
+    clmax_context_destroy(NULL);
+}
+
+Test(context, create_null_out)
+{
+    cr_assert_eq(clmax_context_create(NULL, NULL), CLMAX_ERROR_INVALID_ARGUMENT);
+    cr_assert(clmax_last_error()[0] != 0);
+}
+
+Test(context, bad_options)
+{
+    clmax_context_options o;
+    clmax_context *ctx = NULL;
+
+    clmax_context_options_init(&o);
+    o.ignore_environment = 1;
+    o.backend = (clmax_backend)7;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_ERROR_INVALID_ARGUMENT);
+    cr_assert(clmax_last_error()[0] != 0);
+
+    clmax_context_options_init(&o);
+    o.ignore_environment = 1;
+    o.backend = CLMAX_BACKEND_CPU;
+    o.strategy = (clmax_strategy)9;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_ERROR_INVALID_ARGUMENT);
+
+    clmax_context_options_init(&o);
+    o.ignore_environment = 1;
+    o.backend = CLMAX_BACKEND_CPU;
+    o.num_threads = -1;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_ERROR_INVALID_ARGUMENT);
+}
+
+/* NULL options: the defaults, whatever backend that gives (the environment may choose it). */
+Test(context, default_options)
+{
+    clmax_context *ctx = NULL;
+    clmax_status st = clmax_context_create(NULL, &ctx);
+    cr_assert_eq(st, CLMAX_OK, "%s: %s", clmax_status_string(st), clmax_last_error());
+    cr_assert_not_null(ctx);
+    clmax_backend b = clmax_context_backend(ctx);
+    cr_assert(b == CLMAX_BACKEND_CPU || b == CLMAX_BACKEND_OPENCL, "backend %d", (int)b);
+    cr_assert_not_null(clmax_context_device_name(ctx));
+    cr_assert(clmax_context_device_name(ctx)[0] != 0);
+    cr_log_info("default context: %s on %s", test_backend_str(b), clmax_context_device_name(ctx));
+    float x[5] = {1, 5, 2, 5, 0};
+    int64_t dims[1] = {5};
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT32, 1, dims);
+    check_argmax(ctx, "default context", &d, x, NULL);
+    clmax_context_destroy(ctx);
+}
+
+Test(context, cpu_backend)
+{
+    if (!backend_enabled(CLMAX_BACKEND_CPU)) cr_skip_test("CPU backend not selected");
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.backend = CLMAX_BACKEND_CPU;
+    o.num_threads = 3;
+    clmax_context *ctx = NULL;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_CPU);
+    cr_assert_str_eq(clmax_context_device_name(ctx), "CPU (3 threads)");
+    clmax_context_destroy(ctx);
+
+    o.num_threads = 0; /* one per core */
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_CPU);
+    cr_assert(strncmp(clmax_context_device_name(ctx), "CPU (", 5) == 0, "%s",
+              clmax_context_device_name(ctx));
+    clmax_context_destroy(ctx);
+}
+
+/* The CPU path gives the same answers whatever its thread count. */
+Test(context, cpu_thread_counts, .timeout = 120)
+{
+    int counts[] = {1, 2, 3, 7, 16};
+    test_rng rng;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        clmax_context_options o;
+        clmax_context_options_init(&o);
+        o.num_threads = counts[c];
+        clmax_context *ctx = test_context_open(CLMAX_BACKEND_CPU, &o);
+        rng_seed(&rng, 99);
+        int64_t shapes[][3] = {{1, 100003, 1}, {1000, 77, 1}, {3, 5000, 7}, {7, 3, 1}};
+        for (int s = 0; s < 4; s++) {
+            clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT32, 3, shapes[s]);
+            uint64_t count = output_count(&d);
+            float *x = test_malloc(count * 4);
+            fill_tensor(d.type, x, count, (fill_mode)(s % FILL_MODES), &rng);
+            clmax_argmax_attrs a;
+            clmax_argmax_attrs_init(&a, 13);
+            a.axis = 1;
+            check_argmax(ctx, "thread count", &d, x, &a);
+            a.select_last_index = 1;
+            check_argmax(ctx, "thread count", &d, x, &a);
+            check_hardmax(ctx, "thread count", &d, x, &(clmax_hardmax_attrs){13, 1});
+            free(x);
+        }
+        clmax_context_destroy(ctx);
+    }
+}
+
+Test(context, opencl_backend)
+{
+    clmax_context *ctx = test_context_open(CLMAX_BACKEND_OPENCL, NULL);
+    const char *name = clmax_context_device_name(ctx);
+    cr_assert_not_null(name);
+    cr_assert(strstr(name, " / ") != NULL,
+              "OpenCL device name \"%s\" is not \"<platform> / "
+              "<device>\"",
+              name);
+    cr_log_info("OpenCL device: %s", name);
+    clmax_context_destroy(ctx);
+}
+
+/* Selecting the device by index and by a name substring. */
+Test(context, opencl_device_selector)
+{
+    clmax_context *ctx = test_context_open(CLMAX_BACKEND_OPENCL, NULL);
+    char name[512];
+    snprintf(name, sizeof name, "%s", clmax_context_device_name(ctx));
+    clmax_context_destroy(ctx);
+    const char *dev = strstr(name, " / ");
+    cr_assert_not_null(dev);
+    dev += 3;
+
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.backend = CLMAX_BACKEND_OPENCL;
+    o.ignore_environment = 1;
+    o.device = "0";
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_OK, "device \"0\": %s", clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_OPENCL);
+    clmax_context_destroy(ctx);
+
+    char sel[512];
+    snprintf(sel, sizeof sel, "%s", dev);
+    for (char *p = sel; *p; p++) /* case-insensitive */
+        if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 'a' + 'A');
+    o.device = sel;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_OK, "device \"%s\": %s", sel,
+                 clmax_last_error());
+    cr_assert(strstr(clmax_context_device_name(ctx), dev) != NULL, "%s does not name %s",
+              clmax_context_device_name(ctx), dev);
+    clmax_context_destroy(ctx);
+
+    o.device = "no such device, surely 7c1f";
+    clmax_status st = clmax_context_create(&o, &ctx);
+    cr_assert(st == CLMAX_ERROR_NO_DEVICE || st == CLMAX_ERROR_INVALID_ARGUMENT,
+              "a selector matching nothing gave %d (%s)", (int)st, clmax_status_string(st));
+    cr_assert(clmax_last_error()[0] != 0);
+    o.device = "999";
+    st = clmax_context_create(&o, &ctx);
+    cr_assert(st == CLMAX_ERROR_NO_DEVICE || st == CLMAX_ERROR_INVALID_ARGUMENT,
+              "device index 999 gave %d (%s)", (int)st, clmax_status_string(st));
+}
+
+/* Several contexts at once, and many in a row. */
+BACKEND_TEST(context, many, .timeout = 120)
+{
+    clmax_context *c[3];
+    for (int i = 0; i < 3; i++)
+        c[i] = test_context_open(backend, NULL);
+    int64_t dims[2] = {4, 33};
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT16, 2, dims);
+    uint16_t x[132];
+    test_rng rng;
+    rng_seed(&rng, 5);
+    fill_tensor(d.type, x, 132, FILL_SPECIAL, &rng);
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = 1;
+    for (int i = 2; i >= 0; i--)
+        check_argmax(c[i], "several contexts", &d, x, &a);
+    clmax_context_destroy(c[1]);
+    check_argmax(c[0], "several contexts", &d, x, &a);
+    check_argmax(c[2], "several contexts", &d, x, &a);
+    clmax_context_destroy(c[0]);
+    clmax_context_destroy(c[2]);
+    for (int i = 0; i < 4; i++) {
+        clmax_context *ctx = test_context_open(backend, NULL);
+        check_argmax(ctx, "context in a loop", &d, x, &a);
+        clmax_context_destroy(ctx);
+    }
+}
+
+/* CLMAX_BACKEND picks the backend of an auto context unless ignore_environment is set. */
+Test(context, environment_backend)
+{
+    if (!backend_enabled(CLMAX_BACKEND_CPU)) cr_skip_test("CPU backend not selected");
+    setenv("CLMAX_BACKEND", "cpu", 1);
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    clmax_context *ctx = NULL;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_CPU);
+    clmax_context_destroy(ctx);
+
+    /* with the environment ignored, auto takes OpenCL where there is a device */
+    o.backend = CLMAX_BACKEND_OPENCL;
+    o.ignore_environment = 1;
+    clmax_status st = clmax_context_create(&o, &ctx);
+    if (st != CLMAX_OK) cr_skip_test("no OpenCL device to compare with");
+    clmax_context_destroy(ctx);
+    o.backend = CLMAX_BACKEND_AUTO;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_OPENCL);
+    clmax_context_destroy(ctx);
+}
+
+/* The testing aids in the environment keep answers exact. */
+BACKEND_TEST(context, environment_testing_aids, .timeout = 120)
+{
+    setenv("CLMAX_MAX_CHUNK_BYTES", "1000", 1);
+    setenv("CLMAX_STRATEGY", "split", 1);
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 17);
+    int64_t shapes[][3] = {{3, 2000, 1}, {50, 40, 1}, {2, 600, 3}};
+    for (int s = 0; s < 3; s++) {
+        clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT32, 3, shapes[s]);
+        uint64_t count = output_count(&d);
+        float *x = test_malloc(count * 4);
+        fill_tensor(d.type, x, count, FILL_FEW, &rng);
+        clmax_argmax_attrs a;
+        clmax_argmax_attrs_init(&a, 13);
+        a.axis = 1;
+        check_argmax(ctx, "CLMAX_MAX_CHUNK_BYTES=1000 CLMAX_STRATEGY=split", &d, x, &a);
+        a.select_last_index = 1;
+        check_argmax(ctx, "CLMAX_MAX_CHUNK_BYTES=1000 CLMAX_STRATEGY=split", &d, x, &a);
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+/* ---- Without any OpenCL platform ----------------------------------------------------------- */
+
+/* True when OCL_ICD_VENDORS names a directory without any .icd file (and OCL_ICD_FILENAMES adds
+ * none): the ICD loader then finds no platform. ctest runs this suite so (clmax.no_opencl). */
+static int opencl_hidden(void)
+{
+    const char *dir = getenv("OCL_ICD_VENDORS");
+    const char *files = getenv("OCL_ICD_FILENAMES");
+    if (!dir || !*dir || (files && *files)) return 0;
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int icd = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n > 4 && strcmp(e->d_name + n - 4, ".icd") == 0) icd = 1;
+    }
+    closedir(d);
+    return !icd;
+}
+
+Test(no_opencl, auto_falls_back_to_cpu)
+{
+    if (!opencl_hidden()) cr_skip_test("OCL_ICD_VENDORS does not hide OpenCL");
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.ignore_environment = 1;
+    clmax_context *ctx = NULL;
+    clmax_status st = clmax_context_create(&o, &ctx);
+    cr_assert_eq(st, CLMAX_OK, "%s: %s", clmax_status_string(st), clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_CPU);
+    cr_assert(strncmp(clmax_context_device_name(ctx), "CPU", 3) == 0);
+    int64_t dims[2] = {3, 4};
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT64, 2, dims);
+    double x[12] = {1, 2, 3, 3, -0.0, 0.0, -1, -2, NAN, 1, NAN, 2};
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = 1;
+    check_argmax(ctx, "fallback", &d, x, &a);
+    a.select_last_index = 1;
+    check_argmax(ctx, "fallback", &d, x, &a);
+    check_hardmax(ctx, "fallback", &d, x, NULL);
+    clmax_context_destroy(ctx);
+
+    const char *env = getenv("CLMAX_BACKEND");
+    if (env && *env && strcmp(env, "cpu") != 0 && strcmp(env, "auto") != 0) return;
+    ctx = NULL;
+    cr_assert_eq(clmax_context_create(NULL, &ctx), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_CPU);
+    clmax_context_destroy(ctx);
+}
+
+Test(no_opencl, forced_opencl_fails)
+{
+    if (!opencl_hidden()) cr_skip_test("OCL_ICD_VENDORS does not hide OpenCL");
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.ignore_environment = 1;
+    o.backend = CLMAX_BACKEND_OPENCL;
+    clmax_context *ctx = NULL;
+    clmax_status st = clmax_context_create(&o, &ctx);
+    cr_assert_eq(st, CLMAX_ERROR_NO_DEVICE, "%d (%s): %s", (int)st, clmax_status_string(st),
+                 clmax_last_error());
+    cr_assert(clmax_last_error()[0] != 0);
+}

@@ -1,0 +1,322 @@
+/* Hardmax on each backend, bit for bit against the reference: every float type x opset x axis,
+ * the 2-D coercion of opsets 1 and 11 against the single axis of opset 13, ties, special rows,
+ * empty dimensions, long rows. */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct shape {
+    int rank;
+    int64_t dims[6];
+} shape;
+
+static const shape combo_shapes[] = {
+    {1, {7}},
+    {1, {1}},
+    {1, {300}},
+    {2, {5, 3}},
+    {2, {1, 9}},
+    {2, {4, 1}},
+    {2, {3, 257}},
+    {2, {33, 65}},
+    {3, {3, 5, 7}},
+    {3, {2, 1, 3}},
+    {4, {2, 3, 4, 5}},
+    {5, {1, 2, 1, 3, 1}},
+    {6, {2, 2, 3, 1, 2, 3}},
+    {6, {1, 1, 1, 1, 1, 1}},
+    {6, {6, 1, 1, 2, 1, 5}},
+};
+
+static void run_combos(clmax_backend backend, clmax_type type)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 3000 + (uint64_t)type);
+    unsigned cases = 0;
+    for (size_t s = 0; s < sizeof combo_shapes / sizeof combo_shapes[0]; s++) {
+        const shape *sh = &combo_shapes[s];
+        clmax_tensor_desc d = test_desc(type, sh->rank, sh->dims);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc(count * ref_type_size(type));
+        int r = sh->rank;
+        for (int oi = 0; oi < 3; oi++) {
+            int opset = test_hardmax_opsets[oi];
+            for (int64_t axis = -r; axis < r; axis++) {
+                clmax_hardmax_attrs a;
+                clmax_hardmax_attrs_init(&a, opset);
+                a.axis = axis;
+                fill_mode mode = (fill_mode)(cases % FILL_MODES);
+                fill_tensor(type, x, count, mode, &rng);
+                char what[64];
+                snprintf(what, sizeof what, "combos case %u fill %s", cases, fill_mode_str(mode));
+                check_hardmax(ctx, what, &d, x, &a);
+                cases++;
+            }
+            /* the opset's default axis (invalid for rank 1 in opsets 1 and 11) */
+            clmax_hardmax_attrs a;
+            clmax_hardmax_attrs_init(&a, opset);
+            fill_tensor(type, x, count, FILL_SMALL, &rng);
+            check_hardmax(ctx, "combos, default axis", &d, x, &a);
+        }
+        fill_tensor(type, x, count, FILL_FEW, &rng);
+        check_hardmax(ctx, "combos, NULL attrs", &d, x, NULL);
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+#define COMBO_TEST(name, type)                                                                     \
+    BACKEND_TEST(hardmax, combos_##name, .timeout = 300)                                           \
+    {                                                                                              \
+        run_combos(backend, type);                                                                 \
+    }
+FOR_FLOAT_TYPES(COMBO_TEST)
+
+/* Integer types are ArgMax-only, at every opset. */
+BACKEND_TEST(hardmax, integer_types_rejected, .timeout = 60)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    int64_t dims[2] = {3, 4};
+    unsigned char x[96] = {0};
+    for (int t = 0; t < TEST_NUM_TYPES; t++)
+        for (int o = 0; o < 3; o++) {
+            clmax_tensor_desc d = test_desc(test_all_types[t], 2, dims);
+            clmax_hardmax_attrs a;
+            clmax_hardmax_attrs_init(&a, test_hardmax_opsets[o]);
+            check_hardmax(ctx, "type check", &d, x, &a);
+        }
+    clmax_context_destroy(ctx);
+}
+
+/* Opsets 1/11 and 13 on the same input: the coerced 2-D row against the single axis. */
+BACKEND_TEST(hardmax, coercion_vs_single_axis, .timeout = 60)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    /* [2, 3, 2]: the maximum of each coerced row (axis 1: 6 elements) is in a different
+     * column than the maxima along axis 1 alone */
+    float x[12] = {1, 9, 5, 2, 3, 4, /* outer 0 */ 7, 0, 8, 8, 8, 1 /* outer 1 */};
+    float y[12];
+    int64_t dims[3] = {2, 3, 2};
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT32, 3, dims);
+    static const float want11[12] = {0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0};
+    static const float want13[12] = {0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0};
+    static const float want13_last[12] = {0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0};
+    static const float want_axis0[12] = {0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 0};
+    for (int o = 0; o < 2; o++) {
+        clmax_hardmax_attrs a;
+        clmax_hardmax_attrs_init(&a, o ? 11 : 1); /* default axis 1 */
+        cr_assert_eq(clmax_hardmax(ctx, &d, x, &a, y), CLMAX_OK, "%s", clmax_last_error());
+        cr_assert_arr_eq(y, want11, sizeof y, "opset %d axis 1", a.opset);
+        check_hardmax(ctx, "coercion", &d, x, &a);
+        a.axis = 0; /* one row of everything: the 9 at index 1 */
+        static const float all[12] = {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        cr_assert_eq(clmax_hardmax(ctx, &d, x, &a, y), CLMAX_OK);
+        cr_assert_arr_eq(y, all, sizeof y, "opset %d axis 0", a.opset);
+        a.axis = -1; /* rows of 2 */
+        check_hardmax(ctx, "coercion", &d, x, &a);
+    }
+    clmax_hardmax_attrs a;
+    clmax_hardmax_attrs_init(&a, 13);
+    a.axis = 1;
+    cr_assert_eq(clmax_hardmax(ctx, &d, x, &a, y), CLMAX_OK);
+    cr_assert_arr_eq(y, want13, sizeof y, "opset 13 axis 1");
+    a.axis = -1;
+    cr_assert_eq(clmax_hardmax(ctx, &d, x, &a, y), CLMAX_OK);
+    cr_assert_arr_eq(y, want13_last, sizeof y, "opset 13 axis -1");
+    a.axis = 0;
+    cr_assert_eq(clmax_hardmax(ctx, &d, x, &a, y), CLMAX_OK);
+    cr_assert_arr_eq(y, want_axis0, sizeof y, "opset 13 axis 0");
+    /* NULL attrs: opset 13, axis -1 */
+    cr_assert_eq(clmax_hardmax(ctx, &d, x, NULL, y), CLMAX_OK);
+    cr_assert_arr_eq(y, want13_last, sizeof y, "NULL attrs");
+    clmax_context_destroy(ctx);
+}
+
+/* The exact bits of 1 and +0 per type, and the first of several NaNs winning. */
+BACKEND_TEST(hardmax, one_hot_bits, .timeout = 60)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    int64_t dims[2] = {2, 4};
+    /* row 0: -0, NaN, -inf, NaN -> 1 at 1; row 1: -0, +0, -denormal, -0 -> 1 at 0 */
+    uint16_t h[8] = {0x8000, 0xFE00, 0xFC00, 0x7E00, 0x8000, 0x0000, 0x8001, 0x8000};
+    uint16_t hy[8], hw[8] = {0, 0x3C00, 0, 0, 0x3C00, 0, 0, 0};
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT16, 2, dims);
+    cr_assert_eq(clmax_hardmax(ctx, &d, h, NULL, hy), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_arr_eq(hy, hw, sizeof hy, "float16");
+
+    uint16_t b[8] = {0x8000, 0xFFC0, 0xFF80, 0x7F81, 0x8000, 0x0000, 0x8001, 0x8000};
+    uint16_t bw[8] = {0, 0x3F80, 0, 0, 0x3F80, 0, 0, 0};
+    d.type = CLMAX_TYPE_BFLOAT16;
+    cr_assert_eq(clmax_hardmax(ctx, &d, b, NULL, hy), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_arr_eq(hy, bw, sizeof hy, "bfloat16");
+
+    uint32_t f[8] = {0x80000000, 0xFFC00000, 0xFF800000, 0x7FC00000,
+                     0x80000000, 0x00000000, 0x80000001, 0x80000000};
+    uint32_t fy[8], fw[8] = {0, 0x3F800000, 0, 0, 0x3F800000, 0, 0, 0};
+    d.type = CLMAX_TYPE_FLOAT32;
+    cr_assert_eq(clmax_hardmax(ctx, &d, f, NULL, fy), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_arr_eq(fy, fw, sizeof fy, "float32");
+
+    uint64_t g[8] = {0x8000000000000000ull, 0xFFF8000000000000ull, 0xFFF0000000000000ull,
+                     0x7FF8000000000000ull, 0x8000000000000000ull, 0,
+                     0x8000000000000001ull, 0x8000000000000000ull};
+    uint64_t gy[8], gw[8] = {0, 0x3FF0000000000000ull, 0, 0, 0x3FF0000000000000ull, 0, 0, 0};
+    d.type = CLMAX_TYPE_FLOAT64;
+    cr_assert_eq(clmax_hardmax(ctx, &d, g, NULL, gy), CLMAX_OK, "%s", clmax_last_error());
+    cr_assert_arr_eq(gy, gw, sizeof gy, "float64");
+    clmax_context_destroy(ctx);
+}
+
+/* Ties at work-group boundaries along a contiguous and a strided axis. */
+BACKEND_TEST(hardmax, ties, .timeout = 300)
+{
+    static const int64_t lens[] = {2, 64, 65, 256, 257, 1024, 1025, 4097};
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 7);
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++) {
+        clmax_type type = test_float_types[t];
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+            int64_t L = lens[li];
+            int64_t pairs[][2] = {{0, L - 1}, {255, 256}, {1023, 1024}, {L / 2 - 1, L / 2}};
+            for (size_t p = 0; p < 4; p++) {
+                int64_t k1 = pairs[p][0], k2 = pairs[p][1];
+                if (k2 >= L || k1 >= k2) continue;
+                for (int layout = 0; layout < 3; layout++) {
+                    if (layout == 2 && type == CLMAX_TYPE_BFLOAT16) continue; /* opset 11 */
+                    int64_t dims[3] = {3, L, 2};
+                    clmax_hardmax_attrs a;
+                    clmax_hardmax_attrs_init(&a, layout == 2 ? 11 : 13);
+                    int rank = layout == 0 ? 2 : 3;
+                    a.axis = 1; /* layout 2: opset 11, rows of L * 2 */
+                    clmax_tensor_desc d = test_desc(type, rank, dims);
+                    ref_view v;
+                    cr_assert_eq(ref_hardmax_check(&d, &a, NULL, &v), CLMAX_OK);
+                    uint64_t count = output_count(&d);
+                    void *x = test_malloc(count * ref_type_size(type));
+                    for (uint64_t e = 0; e < count; e++)
+                        elem_set(type, x, e, value_below_one(type, &rng));
+                    for (uint64_t o = 0; o < v.outer; o++)
+                        for (uint64_t i = 0; i < v.inner; i++) {
+                            uint64_t top =
+                                rng_below(&rng, 2) ? value_top(type, &rng) : value_one(type);
+                            plant(type, x, v, o, i, (uint64_t)k1, top);
+                            plant(type, x, v, o, i, (uint64_t)k2, top);
+                        }
+                    char what[64];
+                    snprintf(what, sizeof what, "tie at %lld/%lld layout %d", (long long)k1,
+                             (long long)k2, layout);
+                    check_hardmax(ctx, what, &d, x, &a);
+                    free(x);
+                }
+            }
+        }
+    }
+    clmax_context_destroy(ctx);
+}
+
+BACKEND_TEST(hardmax, special_rows, .timeout = 300)
+{
+    static const shape shapes[] = {
+        {3, {4, 37, 3}}, {2, {64, 300}}, {3, {2, 1025, 2}}, {2, {5, 1}}, {3, {1, 4097, 1}}};
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 8);
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++) {
+        clmax_type type = test_float_types[t];
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            clmax_tensor_desc d = test_desc(type, shapes[s].rank, shapes[s].dims);
+            uint64_t count = output_count(&d);
+            void *x = test_malloc(count * ref_type_size(type));
+            for (int o = 0; o < 3; o++)
+                for (int64_t axis = 0; axis < d.rank; axis++) {
+                    clmax_hardmax_attrs a;
+                    clmax_hardmax_attrs_init(&a, test_hardmax_opsets[o]);
+                    a.axis = axis;
+                    ref_view v;
+                    if (ref_hardmax_check(&d, &a, NULL, &v) != CLMAX_OK) continue;
+                    fill_special_rows(type, x, v, &rng);
+                    check_hardmax(ctx, "special rows", &d, x, &a);
+                }
+            free(x);
+        }
+    }
+    clmax_context_destroy(ctx);
+}
+
+BACKEND_TEST(hardmax, empty_dims, .timeout = 60)
+{
+    static const shape shapes[] = {{1, {0}},    {2, {0, 3}},    {2, {3, 0}},
+                                   {2, {0, 0}}, {3, {2, 0, 4}}, {3, {5, 4, 0}}};
+    clmax_context *ctx = test_context_open(backend, NULL);
+    unsigned char x[64] = {0};
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int o = 0; o < 3; o++) {
+                clmax_tensor_desc d =
+                    test_desc(test_float_types[t], shapes[s].rank, shapes[s].dims);
+                for (int64_t axis = -d.rank; axis < d.rank; axis++) {
+                    clmax_hardmax_attrs a;
+                    clmax_hardmax_attrs_init(&a, test_hardmax_opsets[o]);
+                    a.axis = axis;
+                    check_hardmax(ctx, "empty dims", &d, x, &a);
+                }
+            }
+    clmax_context_destroy(ctx);
+}
+
+/* Long rows: one huge row per coerced tensor, a long single axis. */
+BACKEND_TEST(hardmax, long_rows, .timeout = 300)
+{
+    typedef struct {
+        clmax_type type;
+        int rank;
+        int64_t dims[3];
+        int opset;
+        int64_t axis;
+    } long_case;
+    static const long_case cases[] = {
+        {CLMAX_TYPE_FLOAT32, 2, {2, 100001}, 13, -1},
+        {CLMAX_TYPE_FLOAT16, 3, {1, 300, 400}, 11, 1},   /* one coerced row of 120000 */
+        {CLMAX_TYPE_FLOAT64, 3, {2, 300, 200}, 1, 1},    /* two coerced rows of 60000 */
+        {CLMAX_TYPE_BFLOAT16, 3, {1, 100000, 2}, 13, 1}, /* long strided axis */
+    };
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 9);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        clmax_type type = cases[c].type;
+        clmax_tensor_desc d = test_desc(type, cases[c].rank, cases[c].dims);
+        clmax_hardmax_attrs a = {cases[c].opset, cases[c].axis};
+        ref_view v;
+        cr_assert_eq(ref_hardmax_check(&d, &a, NULL, &v), CLMAX_OK);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc(count * ref_type_size(type));
+        for (int pattern = 0; pattern < 4; pattern++) {
+            for (uint64_t e = 0; e < count; e++)
+                elem_set(type, x, e, value_below_one(type, &rng));
+            for (uint64_t o = 0; o < v.outer; o++)
+                for (uint64_t i = 0; i < v.inner; i++) {
+                    if (pattern == 0) plant(type, x, v, o, i, v.n - 1, value_top(type, &rng));
+                    if (pattern == 1) {
+                        plant(type, x, v, o, i, v.n - 1, value_one(type));
+                        plant(type, x, v, o, i, v.n / 2, value_one(type));
+                    }
+                    if (pattern == 2)
+                        for (uint64_t p = 256; p < v.n; p *= 4) {
+                            plant(type, x, v, o, i, p, value_top(type, &rng));
+                            plant(type, x, v, o, i, p - 1, value_top(type, &rng));
+                        }
+                }
+            if (pattern == 3) fill_tensor(type, x, count, FILL_FEW, &rng);
+            char what[64];
+            snprintf(what, sizeof what, "long row, pattern %d", pattern);
+            check_hardmax(ctx, what, &d, x, &a);
+        }
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}

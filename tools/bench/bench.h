@@ -1,0 +1,141 @@
+/* clmax-bench: throughput of ArgMax and Hardmax against a streaming-read baseline measured on the
+ * same device, over the same bytes, in the same run (docs/PERFORMANCE.md). Shared declarations. */
+#ifndef CLMAX_BENCH_H
+#define CLMAX_BENCH_H
+
+/* Every bench source includes this header first: POSIX clock, spawn, memalign and readlink. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "clmax.h"
+
+enum { BENCH_TABLE, BENCH_JSON, BENCH_CSV };
+enum { BENCH_ARGMAX, BENCH_HARDMAX };
+enum { BK_OPENCL, BK_CPU, BK_COUNT };
+
+#define BENCH_CLASSES 8
+#define BENCH_MAX_ROWS 256
+
+typedef struct bench_opts {
+    uint64_t size_bytes;            /* input bytes per throughput case (--size, MiB) */
+    int reps;                       /* timed runs per measurement, after one warm-up */
+    int classes[BENCH_CLASSES + 1]; /* classes[c] != 0: class c selected (1..8) */
+    int backends[BK_COUNT];         /* which backends to measure */
+    const char *device;             /* --device: clmax_context_options.device */
+    int threads;                    /* --threads: CPU path threads, 0: one per online core */
+    uint64_t chunk_bytes;           /* --chunk-bytes: max_chunk_bytes of every OpenCL context */
+    int chunked;                    /* --chunked: add the "chunked" row to class 1 */
+    uint64_t chunked_bytes;         /* its limit; 0: an eighth of the input */
+    int format;                     /* BENCH_TABLE / JSON / CSV */
+    int verify;                     /* compare OpenCL and CPU outputs bit for bit */
+    int first_call_spawns;          /* child processes timed for the first-call figure */
+    int quiet;                      /* no progress lines on stderr */
+} bench_opts;
+
+/* One throughput case: an operator on a shape, along an axis. */
+typedef struct bench_case {
+    int cls;          /* 1..7 */
+    const char *name; /* "long rows", "short rows", ... */
+    int op;           /* BENCH_ARGMAX / BENCH_HARDMAX */
+    clmax_type type;
+    int rank;
+    int64_t dims[3];
+    int64_t axis;
+    uint64_t chunk; /* max_chunk_bytes for this case on OpenCL (the "chunked" row), else 0 */
+} bench_case;
+
+/* One line of the report. Throughput rows have kind 0; latency rows kind 1; first-call rows 2. */
+typedef struct bench_row {
+    int kind;
+    int cls;
+    char name[48];
+    char shape[48];
+    char type[12];
+    char op[8];
+    int64_t axis;
+    const char *backend; /* "opencl" or "cpu" */
+    uint64_t bytes;
+    double op_s;     /* median seconds per call (kind 0 and 1), or the first call (kind 2) */
+    double base_s;   /* median seconds of the baseline (kind 0) */
+    double op_gbs;   /* bytes / op_s / 1e9 */
+    double base_gbs; /* bytes / base_s / 1e9 (or the read+write bytes' input side: see probe) */
+    double ratio;    /* op_gbs / base_gbs */
+    double target;   /* ratio target (kind 0) or latency ceiling in seconds (kind 1, 2); 0: none */
+    char note[64];   /* extra detail, or "" */
+    int failed;      /* the measurement failed (message printed) */
+} bench_row;
+
+/* ---- util.c ---- */
+double bench_now(void);
+double bench_median(double *v, int n);
+void *bench_alloc(size_t bytes); /* page-aligned, zero-touched; NULL on failure */
+void bench_free(void *p);
+/* Fills bytes with deterministic pseudo-random values suited to type (finite floats in [-8, 8),
+ * full-range integers), using threads workers. */
+void bench_fill(void *x, uint64_t count, clmax_type type, int threads);
+int bench_online_cores(void);
+void bench_progress(const bench_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void bench_shape_string(const bench_case *c, char *out, size_t size);
+
+/* ---- probe_cpu.c: the CPU path's practical limit ---- */
+/* Sums the 64-bit words of x (bytes rounded down to 8; the tail is added byte-wise) on threads
+ * threads, created for the call as the CPU path does. Returns the sum so the reads stay. */
+uint64_t bench_cpu_read(const void *x, uint64_t bytes, int threads);
+/* Writes y[i] = x[i] ^ constant over bytes on threads threads: the read+write probe. */
+void bench_cpu_copy(const void *x, void *y, uint64_t bytes, int threads);
+
+/* ---- probe_cl.c: the OpenCL device's practical limit ---- */
+typedef struct bench_cl bench_cl;
+/* Finds the OpenCL device of ctx (an OpenCL clmax context) and builds the probe kernels on it.
+ * selector: the selector the context was made with (NULL: the environment's or none). On failure
+ * prints why and returns NULL. */
+bench_cl *bench_cl_create(clmax_context *ctx, const char *selector);
+void bench_cl_destroy(bench_cl *b);
+/* A short description of how the probe reaches host memory ("host pointer, no copy", ...). */
+const char *bench_cl_describe(const bench_cl *b);
+/* Streaming read of bytes at x, the way the library reaches host memory. 0 on success, the sum of
+ * all 64-bit words in *sum. */
+int bench_cl_read(bench_cl *b, const void *x, uint64_t bytes, uint64_t *sum);
+/* Read+write probe: y = x ^ constant over bytes, device side, host memory in and out. */
+int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes);
+
+/* ---- cases.c ---- */
+/* Builds the throughput cases of the selected classes. Returns the count. */
+int bench_cases(const bench_opts *o, bench_case *cases, int max);
+/* Runs one case on the available backends, appending rows. Returns 0, or nonzero when the two
+ * backends disagreed (a loud message has been printed). */
+typedef struct bench_env {
+    const bench_opts *o;
+    clmax_context *ctx[BK_COUNT]; /* NULL where unavailable */
+    bench_cl *cl;                 /* the OpenCL probe, NULL without an OpenCL context */
+    int cpu_threads;
+    void *x;           /* input, o->size_bytes (page-aligned) */
+    void *y[BK_COUNT]; /* outputs, o->size_bytes each */
+    clmax_type filled; /* the type x currently holds, 0: none */
+    uint64_t filled_count;
+    uint64_t word_sum; /* sum of x's 64-bit words, to check the probes read everything */
+} bench_env;
+int bench_run_case(bench_env *e, const bench_case *c, bench_row *rows, int *nrows);
+/* Class 8: warm latency through the host API on each backend, and the first call in a fresh
+ * process (spawned with --first-call). */
+int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrows);
+/* The hidden child mode: create a context of the given backend, time create + first ArgMax on
+ * [1, 1000] float32, print "<seconds>" on stdout. Returns the exit status. */
+int bench_first_call_child(const bench_opts *o, const char *backend);
+
+/* ---- report.c ---- */
+void bench_report(const bench_opts *o, const bench_env *e, const bench_row *rows, int nrows);
+/* Whether a row meets its target (1), misses it (0), or has none (-1). */
+int bench_row_meets(const bench_row *r);
+
+#endif

@@ -1,0 +1,233 @@
+/* Class 8: the latency of small calls through the host API (warm), and the first call in a new
+ * process: the bench spawns itself with the hidden --first-call flag, which times context creation
+ * plus the first ArgMax (for OpenCL: platform discovery, program build or cache load, buffers). */
+#include "bench.h"
+
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define LAT_TARGET_CPU 20e-6     /* [1, 1000] on the CPU path */
+#define LAT_TARGET_OPENCL 150e-6 /* [1, 1000] on OpenCL (PoCL) */
+#define FIRST_CALL_TARGET 0.100  /* create + first call with the on-disk cache warm */
+#define MAX_CALLS 4096
+
+static const int64_t lat_shapes[2][2] = {{1, 1000}, {8, 32000}};
+static const char *const backend_names[BK_COUNT] = {"opencl", "cpu"};
+
+static clmax_status argmax_2d(clmax_context *ctx, const int64_t dims[2], const float *x, int64_t *y)
+{
+    clmax_tensor_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = CLMAX_TYPE_FLOAT32;
+    d.rank = 2;
+    d.dims[0] = dims[0];
+    d.dims[1] = dims[1];
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = -1;
+    return clmax_argmax(ctx, &d, x, &a, y);
+}
+
+static void lat_row(bench_row *r, int kind, const char *name, const int64_t dims[2], int bk)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    r->cls = 8;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->shape, sizeof r->shape, "[%lld,%lld]", (long long)dims[0], (long long)dims[1]);
+    snprintf(r->type, sizeof r->type, "float32");
+    snprintf(r->op, sizeof r->op, "argmax");
+    r->axis = -1;
+    r->backend = backend_names[bk];
+    r->bytes = (uint64_t)(dims[0] * dims[1]) * 4;
+}
+
+/* Spawns `self --first-call=<backend>` and reads the seconds it prints. Also gives the wall time
+ * of the whole child process. Returns 0 on success. */
+static int spawn_first_call(const bench_opts *o, const char *self, int bk, double *secs,
+                            double *wall)
+{
+    char a_backend[64], a_device[1024], a_threads[64];
+    char *argv[6];
+    int argc = 0;
+    snprintf(a_backend, sizeof a_backend, "--first-call=%s", backend_names[bk]);
+    argv[argc++] = (char *)self;
+    argv[argc++] = a_backend;
+    if (o->device) {
+        snprintf(a_device, sizeof a_device, "--device=%s", o->device);
+        argv[argc++] = a_device;
+    }
+    if (o->threads) {
+        snprintf(a_threads, sizeof a_threads, "--threads=%d", o->threads);
+        argv[argc++] = a_threads;
+    }
+    argv[argc] = NULL;
+
+    int fds[2];
+    if (pipe(fds) != 0) return 1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_addclose(&fa, fds[1]);
+    pid_t pid;
+    double t0 = bench_now();
+    int err = posix_spawn(&pid, self, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (err != 0) {
+        close(fds[0]);
+        fprintf(stderr, "clmax-bench: cannot run %s for the first-call figure\n", self);
+        return 1;
+    }
+    char buf[128];
+    size_t used = 0;
+    ssize_t got;
+    while (used < sizeof buf - 1 && (got = read(fds[0], buf + used, sizeof buf - 1 - used)) > 0)
+        used += (size_t)got;
+    buf[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    *wall = bench_now() - t0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || sscanf(buf, "%lf", secs) != 1) {
+        fprintf(stderr, "clmax-bench: the first-call child (%s) failed\n", backend_names[bk]);
+        return 1;
+    }
+    return 0;
+}
+
+int bench_first_call_child(const bench_opts *o, const char *backend)
+{
+    static float x[1000];
+    int64_t y = -1;
+    const int64_t dims[2] = {1, 1000};
+    bench_fill(x, 1000, CLMAX_TYPE_FLOAT32, 1);
+
+    clmax_context_options opt;
+    clmax_context_options_init(&opt);
+    opt.backend = strcmp(backend, "cpu") == 0 ? CLMAX_BACKEND_CPU : CLMAX_BACKEND_OPENCL;
+    opt.device = o->device;
+    opt.num_threads = o->threads;
+    opt.max_chunk_bytes = o->chunk_bytes;
+    clmax_context *ctx = NULL;
+    double t0 = bench_now();
+    clmax_status st = clmax_context_create(&opt, &ctx);
+    if (st == CLMAX_OK) st = argmax_2d(ctx, dims, x, &y);
+    double t1 = bench_now();
+    if (st != CLMAX_OK) {
+        fprintf(stderr, "clmax-bench: first call on %s: %s\n", backend, clmax_last_error());
+        clmax_context_destroy(ctx);
+        return 1;
+    }
+    printf("%.9f\n", t1 - t0);
+    clmax_context_destroy(ctx);
+    return 0;
+}
+
+int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrows)
+{
+    const bench_opts *o = e->o;
+    enum { MAX_ELEMS = 8 * 32000 };
+    float *x = bench_alloc(MAX_ELEMS * sizeof(float));
+    int64_t *y[BK_COUNT] = {bench_alloc(8 * 8), bench_alloc(8 * 8)};
+    static double t[MAX_CALLS];
+    int calls = o->reps * 40, rc = 0;
+    if (calls > MAX_CALLS) calls = MAX_CALLS;
+    if (calls < 20) calls = 20;
+    if (x == NULL || y[0] == NULL || y[1] == NULL) {
+        fprintf(stderr, "clmax-bench: out of memory\n");
+        rc = 1;
+        goto done;
+    }
+    bench_fill(x, MAX_ELEMS, CLMAX_TYPE_FLOAT32, 1);
+
+    for (int s = 0; s < 2; s++) {
+        int ran[BK_COUNT] = {0, 0};
+        for (int bk = 0; bk < BK_COUNT; bk++) {
+            if (e->ctx[bk] == NULL || (!o->backends[bk] && !o->verify)) continue;
+            int measured = o->backends[bk];
+            bench_row *r = &rows[*nrows];
+            lat_row(r, 1, "latency (warm)", lat_shapes[s], bk);
+            if (s == 0) r->target = bk == BK_CPU ? LAT_TARGET_CPU : LAT_TARGET_OPENCL;
+            if (measured)
+                bench_progress(o, "class 8 latency %s on %s, %d calls", r->shape, r->backend,
+                               calls);
+            int n = measured ? calls : 0;
+            for (int i = -20; i < n; i++) { /* 20 warm-up calls */
+                double t0 = bench_now();
+                clmax_status st = argmax_2d(e->ctx[bk], lat_shapes[s], x, y[bk]);
+                double t1 = bench_now();
+                if (st != CLMAX_OK) {
+                    fprintf(stderr, "clmax-bench: latency %s on %s failed: %s\n", r->shape,
+                            r->backend, clmax_last_error());
+                    r->failed = 1;
+                    rc = 1;
+                    break;
+                }
+                if (i >= 0) t[i] = t1 - t0;
+            }
+            if (r->failed) {
+                if (measured) (*nrows)++;
+                continue;
+            }
+            ran[bk] = 1;
+            if (!measured) continue;
+            r->op_s = bench_median(t, n);
+            r->op_gbs = (double)r->bytes / r->op_s * 1e-9;
+            snprintf(r->note, sizeof r->note, "median of %d calls", n);
+            (*nrows)++;
+        }
+        if (ran[BK_OPENCL] && ran[BK_CPU] &&
+            memcmp(y[BK_OPENCL], y[BK_CPU], (size_t)lat_shapes[s][0] * 8) != 0) {
+            fprintf(stderr,
+                    "\nclmax-bench: ******** VERIFICATION FAILED ********\n"
+                    "clmax-bench: ArgMax float32 [%lld,%lld] axis -1: OpenCL and CPU outputs "
+                    "differ\n\n",
+                    (long long)lat_shapes[s][0], (long long)lat_shapes[s][1]);
+            rc = 1;
+        }
+    }
+
+    /* The first call in a new process: one spawn to warm the on-disk caches (also reported, as
+     * the first figure of this run), then the median of the following spawns. */
+    for (int bk = 0; bk < BK_COUNT; bk++) {
+        if (!o->backends[bk] || e->ctx[bk] == NULL || self == NULL) continue;
+        int spawns = o->first_call_spawns < 1 ? 1 : o->first_call_spawns;
+        double secs[64], walls[64], first = 0, first_wall = 0;
+        if (spawns > 64) spawns = 64;
+        bench_progress(o, "class 8 first call on %s, %d fresh processes", backend_names[bk],
+                       spawns + 1);
+        int ok = spawn_first_call(o, self, bk, &first, &first_wall) == 0;
+        for (int i = 0; ok && i < spawns; i++)
+            ok = spawn_first_call(o, self, bk, &secs[i], &walls[i]) == 0;
+        bench_row *r = &rows[*nrows];
+        lat_row(r, 2, "first call, first spawn", lat_shapes[0], bk);
+        r->op_s = first;
+        r->failed = !ok;
+        snprintf(r->note, sizeof r->note, "process wall %.1f ms", first_wall * 1e3);
+        (*nrows)++;
+        r = &rows[*nrows];
+        lat_row(r, 2, "first call, caches warm", lat_shapes[0], bk);
+        r->failed = !ok;
+        if (ok) {
+            r->op_s = bench_median(secs, spawns);
+            snprintf(r->note, sizeof r->note, "median of %d; process wall %.1f ms", spawns,
+                     bench_median(walls, spawns) * 1e3);
+        }
+        if (bk == BK_OPENCL) r->target = FIRST_CALL_TARGET;
+        (*nrows)++;
+        if (!ok) rc = 1;
+    }
+done:
+    bench_free(x);
+    bench_free(y[0]);
+    bench_free(y[1]);
+    return rc;
+}

@@ -1,0 +1,250 @@
+/* clmax-bench: options, contexts, and the run of the selected classes. See docs/PERFORMANCE.md. */
+#include "bench.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: clmax-bench [options]\n"
+            "\n"
+            "Throughput of clmax ArgMax and Hardmax per shape class and backend, against a\n"
+            "streaming read of the same bytes on the same device in the same run.\n"
+            "\n"
+            "  --class=LIST       classes to run, e.g. 1,2,8 (default: all)\n"
+            "                       1 long rows [N/65536,65536] axis -1\n"
+            "                       2 short rows [N/16,16] axis -1\n"
+            "                       3 strided [N/65536,65536] axis 0\n"
+            "                       4 middle axis [256,N/65536,256] axis 1\n"
+            "                       5 one vector [N] axis 0\n"
+            "                       6 Hardmax along the last axis and axis 0 (vs read+write)\n"
+            "                       7 classes 1-5 for uint8, float16, bfloat16, int64\n"
+            "                       8 latency of [1,1000] and [8,32000], and the first call\n"
+            "  --backend=B        opencl, cpu or all (default: all)\n"
+            "  --device=SEL       OpenCL device: index or name substring (as CLMAX_DEVICE)\n"
+            "  --threads=N        CPU path threads (default: one per online core)\n"
+            "  --size=MiB         input size per throughput case (default 256)\n"
+            "  --reps=N           timed runs per figure after one warm-up (default 5)\n"
+            "  --chunk-bytes=N    max_chunk_bytes of every OpenCL context\n"
+            "  --chunked[=N]      add a class 1 row with max_chunk_bytes N (default: input/8)\n"
+            "  --spawns=N         fresh processes timed for the first-call figure (default 3)\n"
+            "  --json, --csv      machine-readable output instead of the table\n"
+            "  --no-verify        skip the bit-for-bit OpenCL vs CPU comparison\n"
+            "  --quiet            no progress lines on stderr\n"
+            "  --help, --version\n"
+            "\n"
+            "Exit status: 0, or 1 when a run failed or the backends disagreed, 2 for bad usage.\n");
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+    char *end;
+    if (s == NULL || *s == '\0' || *s == '-') return 0;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0') return 0;
+    *v = x;
+    return 1;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *v)
+{
+    uint64_t x;
+    if (!parse_u64(s, &x) || x < (uint64_t)lo || x > (uint64_t)hi) return 0;
+    *v = (int)x;
+    return 1;
+}
+
+static int parse_classes(const char *s, bench_opts *o)
+{
+    memset(o->classes, 0, sizeof o->classes);
+    while (*s) {
+        char *end;
+        long c = strtol(s, &end, 10);
+        if (end == s || c < 1 || c > BENCH_CLASSES) return 0;
+        o->classes[c] = 1;
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s != '\0')
+            return 0;
+    }
+    return 1;
+}
+
+static int bad(const char *arg)
+{
+    fprintf(stderr, "clmax-bench: bad option '%s' (see --help)\n", arg);
+    return 2;
+}
+
+/* Returns 0 to go on, or an exit status + 1 (so that 0 stays "go on"). */
+static int parse_args(int argc, char **argv, bench_opts *o, const char **first_call)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = strchr(a, '=');
+        v = v ? v + 1 : NULL;
+        uint64_t u;
+#define IS(name) (strncmp(a, name "=", sizeof name) == 0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("clmax-bench %s\n", clmax_version_string());
+            return 1;
+        } else if (IS("--class")) {
+            if (!parse_classes(v, o)) return bad(a) + 1;
+        } else if (IS("--backend")) {
+            o->backends[BK_OPENCL] = strcmp(v, "opencl") == 0 || strcmp(v, "all") == 0;
+            o->backends[BK_CPU] = strcmp(v, "cpu") == 0 || strcmp(v, "all") == 0;
+            if (!o->backends[BK_OPENCL] && !o->backends[BK_CPU]) return bad(a) + 1;
+        } else if (IS("--device")) {
+            o->device = v;
+        } else if (IS("--threads")) {
+            if (!parse_int(v, 0, 256, &o->threads)) return bad(a) + 1;
+        } else if (IS("--size")) {
+            if (!parse_u64(v, &u) || u < 1 || u > (1ull << 24)) return bad(a) + 1;
+            o->size_bytes = u << 20;
+        } else if (IS("--reps")) {
+            if (!parse_int(v, 1, 1000, &o->reps)) return bad(a) + 1;
+        } else if (IS("--chunk-bytes")) {
+            if (!parse_u64(v, &o->chunk_bytes) || o->chunk_bytes == 0) return bad(a) + 1;
+        } else if (strcmp(a, "--chunked") == 0) {
+            o->chunked = 1;
+        } else if (IS("--chunked")) {
+            if (!parse_u64(v, &o->chunked_bytes) || o->chunked_bytes == 0) return bad(a) + 1;
+            o->chunked = 1;
+        } else if (IS("--spawns")) {
+            if (!parse_int(v, 1, 64, &o->first_call_spawns)) return bad(a) + 1;
+        } else if (strcmp(a, "--json") == 0) {
+            o->format = BENCH_JSON;
+        } else if (strcmp(a, "--csv") == 0) {
+            o->format = BENCH_CSV;
+        } else if (strcmp(a, "--no-verify") == 0) {
+            o->verify = 0;
+        } else if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+        } else if (IS("--first-call")) { /* hidden: the child of the first-call figure */
+            if (strcmp(v, "opencl") != 0 && strcmp(v, "cpu") != 0) return bad(a) + 1;
+            *first_call = v;
+        } else {
+            return bad(a) + 1;
+        }
+#undef IS
+    }
+    return 0;
+}
+
+static clmax_context *make_context(const bench_opts *o, clmax_backend backend, int loud)
+{
+    clmax_context_options opt;
+    clmax_context_options_init(&opt);
+    opt.backend = backend;
+    opt.device = o->device;
+    opt.num_threads = o->threads;
+    opt.max_chunk_bytes = o->chunk_bytes;
+    clmax_context *ctx = NULL;
+    clmax_status st = clmax_context_create(&opt, &ctx);
+    if (st != CLMAX_OK) {
+        if (loud)
+            fprintf(stderr, "clmax-bench: no %s context: %s\n",
+                    backend == CLMAX_BACKEND_CPU ? "CPU" : "OpenCL", clmax_last_error());
+        return NULL;
+    }
+    return ctx;
+}
+
+/* The path of this executable, to spawn it for the first-call figure. */
+static const char *self_path(const char *argv0, char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n > 0) {
+        buf[n] = '\0';
+        return buf;
+    }
+    return strchr(argv0, '/') ? argv0 : NULL;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.size_bytes = 256ull << 20;
+    o.reps = 5;
+    for (int c = 1; c <= BENCH_CLASSES; c++)
+        o.classes[c] = 1;
+    o.backends[BK_OPENCL] = o.backends[BK_CPU] = 1;
+    o.verify = 1;
+    o.first_call_spawns = 3;
+    const char *first_call = NULL;
+    int rc = parse_args(argc, argv, &o, &first_call);
+    if (rc != 0) return rc - 1;
+    if (first_call != NULL) return bench_first_call_child(&o, first_call);
+
+    static bench_env e;
+    static bench_case cases[BENCH_MAX_ROWS];
+    static bench_row rows[BENCH_MAX_ROWS];
+    int nrows = 0, status = 0;
+    e.o = &o;
+    e.cpu_threads = o.threads ? o.threads : bench_online_cores();
+
+    /* The CPU context always exists: it is the reference the OpenCL outputs are checked against. */
+    e.ctx[BK_CPU] = make_context(&o, CLMAX_BACKEND_CPU, 1);
+    if (e.ctx[BK_CPU] == NULL) return 1;
+    if (o.backends[BK_OPENCL] || o.verify) {
+        /* Unless --backend=opencl or --device asks for one, a missing device is not an error:
+         * the CPU rows alone are reported. */
+        int required = o.backends[BK_OPENCL] && (!o.backends[BK_CPU] || o.device != NULL);
+        e.ctx[BK_OPENCL] = make_context(&o, CLMAX_BACKEND_OPENCL, o.backends[BK_OPENCL]);
+        if (e.ctx[BK_OPENCL] == NULL && required) return 1;
+        if (e.ctx[BK_OPENCL] == NULL && o.backends[BK_OPENCL])
+            fprintf(stderr, "clmax-bench: measuring the CPU path only\n");
+        if (e.ctx[BK_OPENCL] == NULL && o.verify)
+            fprintf(stderr, "clmax-bench: note: no OpenCL device, outputs are not cross-checked\n");
+    }
+    if (e.ctx[BK_OPENCL] && o.backends[BK_OPENCL]) {
+        e.cl = bench_cl_create(e.ctx[BK_OPENCL], o.device);
+        if (e.cl == NULL) {
+            fprintf(stderr, "clmax-bench: the OpenCL baseline is unavailable\n");
+            status = 1;
+        }
+    }
+    for (const char *const *v =
+             (const char *const[]){"CLMAX_DEVICE", "CLMAX_MAX_CHUNK_BYTES", "CLMAX_STRATEGY", NULL};
+         *v; v++)
+        if (getenv(*v)) bench_progress(&o, "note: %s=%s is set", *v, getenv(*v));
+
+    int ncases = bench_cases(&o, cases, BENCH_MAX_ROWS / 2);
+    if (ncases > 0) {
+        e.x = bench_alloc((size_t)o.size_bytes);
+        e.y[0] = bench_alloc((size_t)o.size_bytes);
+        e.y[1] = bench_alloc((size_t)o.size_bytes);
+        if (e.x == NULL || e.y[0] == NULL || e.y[1] == NULL) {
+            fprintf(stderr, "clmax-bench: cannot allocate 3 x %llu MiB\n",
+                    (unsigned long long)(o.size_bytes >> 20));
+            return 1;
+        }
+    }
+    for (int i = 0; i < ncases; i++)
+        if (bench_run_case(&e, &cases[i], rows, &nrows) != 0) status = 1;
+    if (o.classes[8]) {
+        char buf[4096];
+        if (bench_run_latency(&e, self_path(argv[0], buf, sizeof buf), rows, &nrows) != 0)
+            status = 1;
+    }
+
+    bench_report(&o, &e, rows, nrows);
+    if (status != 0) fprintf(stderr, "clmax-bench: some runs failed or disagreed (see above)\n");
+
+    bench_cl_destroy(e.cl);
+    clmax_context_destroy(e.ctx[BK_OPENCL]);
+    clmax_context_destroy(e.ctx[BK_CPU]);
+    bench_free(e.x);
+    bench_free(e.y[0]);
+    bench_free(e.y[1]);
+    return status;
+}

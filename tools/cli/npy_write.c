@@ -1,0 +1,249 @@
+/* Writing .npy files atomically: the array goes to a temporary file beside the destination, which
+ * is renamed over it only when everything succeeded. The data area is reserved up front and
+ * memory-mapped, so the library writes its result straight into the file. */
+#include "npy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The temporary file a signal handler removes; only one output is open at a time. */
+static char *volatile pending_tmp_path;
+
+static int fail(char *err, size_t err_size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int fail(char *err, size_t err_size, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void on_signal(int sig)
+{
+    char *tmp = pending_tmp_path;
+
+    if (tmp != NULL) unlink(tmp);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void watch_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* Leave alone a signal the caller of this process chose to ignore. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* The header: preamble, dict, spaces and '\n' up to a multiple of 64 bytes. Returns its length,
+ * or 0 when it does not fit in size. */
+static size_t format_header(char *buf, size_t size, const char *descr, int rank,
+                            const int64_t *dims)
+{
+    char dict[128 + CLMAX_MAX_RANK * 24];
+    size_t len, preamble, total, header_len;
+    int n;
+
+    n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    if (n < 0 || (size_t)n >= sizeof dict || rank < 0 || rank > CLMAX_MAX_RANK) return 0;
+    len = (size_t)n;
+    for (int k = 0; k <= rank; k++) {
+        if (k < rank)
+            n = snprintf(dict + len, sizeof dict - len, k ? ", %lld" : "%lld", (long long)dims[k]);
+        else
+            n = snprintf(dict + len, sizeof dict - len, "%s), }", rank == 1 ? "," : "");
+        if (n < 0 || (size_t)n >= sizeof dict - len) return 0;
+        len += (size_t)n;
+    }
+
+    /* Version 1.0 has a 2-byte header length, 2.0 a 4-byte one. */
+    preamble = 10;
+    total = (preamble + len + 1 + 63) / 64 * 64;
+    if (total - preamble > 65535) {
+        preamble = 12;
+        total = (preamble + len + 1 + 63) / 64 * 64;
+    }
+    if (total > size) return 0;
+    header_len = total - preamble;
+    memcpy(buf, "\x93NUMPY", 6);
+    buf[6] = preamble == 10 ? 1 : 2;
+    buf[7] = 0;
+    buf[8] = (char)(header_len & 0xff);
+    buf[9] = (char)(header_len >> 8 & 0xff);
+    if (preamble == 12) {
+        buf[10] = (char)(header_len >> 16 & 0xff);
+        buf[11] = (char)(header_len >> 24 & 0xff);
+    }
+    memcpy(buf + preamble, dict, len);
+    memset(buf + preamble + len, ' ', total - preamble - len - 1);
+    buf[total - 1] = '\n';
+    return total;
+}
+
+int npy_output_create(npy_output *out, const char *path, const char *descr, int rank,
+                      const int64_t *dims, uint64_t nbytes, char *err, size_t err_size)
+{
+    static int64_t empty;
+    char header[1024];
+    size_t header_len, tmp_size;
+    mode_t mask;
+    int e;
+
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+    out->nbytes = nbytes;
+    header_len = format_header(header, sizeof header, descr, rank, dims);
+    if (header_len == 0 || nbytes > SIZE_MAX - header_len)
+        return fail(err, err_size, "output too large for this machine");
+    tmp_size = strlen(path) + sizeof ".tmp.XXXXXX";
+    out->path = strdup(path);
+    out->tmp_path = malloc(tmp_size);
+    if (out->path == NULL || out->tmp_path == NULL) {
+        npy_output_discard(out);
+        return fail(err, err_size, "out of memory");
+    }
+    snprintf(out->tmp_path, tmp_size, "%s.tmp.XXXXXX", path);
+
+    watch_signals();
+    out->fd = mkstemp(out->tmp_path);
+    if (out->fd < 0) {
+        e = errno;
+        free(out->tmp_path);
+        out->tmp_path = NULL;
+        npy_output_discard(out);
+        return fail(err, err_size, "cannot create a file beside it: %s", strerror(e));
+    }
+    pending_tmp_path = out->tmp_path;
+    /* mkstemp makes the file 0600; give it the mode a plain open() would. */
+    mask = umask(0);
+    umask(mask);
+    fchmod(out->fd, 0666 & ~mask);
+
+    if (write_all(out->fd, header, header_len) != 0) {
+        e = errno;
+        npy_output_discard(out);
+        return fail(err, err_size, "cannot write: %s", strerror(e));
+    }
+    if (nbytes == 0) {
+        out->data = &empty;
+        return 0;
+    }
+    /* Reserve the blocks now: writing through a mapping into a full disk would be a SIGBUS. */
+    e = posix_fallocate(out->fd, 0, (off_t)(header_len + nbytes));
+    if (e == 0) {
+        out->map_len = header_len + (size_t)nbytes;
+        out->map = mmap(NULL, out->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, out->fd, 0);
+        if (out->map != MAP_FAILED) {
+            out->data = (char *)out->map + header_len;
+            return 0;
+        }
+        out->map = NULL;
+        if (ftruncate(out->fd, (off_t)header_len) != 0 || lseek(out->fd, 0, SEEK_END) < 0) {
+            e = errno;
+            npy_output_discard(out);
+            return fail(err, err_size, "cannot write: %s", strerror(e));
+        }
+    } else if (e == ENOSPC || e == EFBIG || e == EIO) {
+        npy_output_discard(out);
+        return fail(err, err_size, "cannot reserve %llu bytes: %s", (unsigned long long)nbytes,
+                    strerror(e));
+    }
+    /* No reservation or mapping on this file system: buffer in memory, write at commit. */
+    out->buffer = malloc((size_t)nbytes);
+    if (out->buffer == NULL) {
+        npy_output_discard(out);
+        return fail(err, err_size, "out of memory: the output needs %llu bytes",
+                    (unsigned long long)nbytes);
+    }
+    out->data = out->buffer;
+    return 0;
+}
+
+int npy_output_commit(npy_output *out, char *err, size_t err_size)
+{
+    int e;
+
+    if (out->map != NULL) {
+        e = munmap(out->map, out->map_len);
+        out->map = NULL;
+        if (e != 0) {
+            e = errno;
+            npy_output_discard(out);
+            return fail(err, err_size, "cannot write: %s", strerror(e));
+        }
+    }
+    if (out->buffer != NULL && write_all(out->fd, out->buffer, (size_t)out->nbytes) != 0) {
+        e = errno;
+        npy_output_discard(out);
+        return fail(err, err_size, "cannot write: %s", strerror(e));
+    }
+    e = close(out->fd);
+    out->fd = -1;
+    if (e != 0) {
+        e = errno;
+        npy_output_discard(out);
+        return fail(err, err_size, "cannot write: %s", strerror(e));
+    }
+    if (rename(out->tmp_path, out->path) != 0) {
+        e = errno;
+        npy_output_discard(out);
+        return fail(err, err_size, "cannot replace: %s", strerror(e));
+    }
+    pending_tmp_path = NULL;
+    free(out->tmp_path);
+    out->tmp_path = NULL;
+    npy_output_discard(out);
+    return 0;
+}
+
+void npy_output_discard(npy_output *out)
+{
+    if (out->map != NULL) munmap(out->map, out->map_len);
+    if (out->fd >= 0) close(out->fd);
+    if (out->tmp_path != NULL) {
+        unlink(out->tmp_path);
+        pending_tmp_path = NULL;
+    }
+    free(out->buffer);
+    free(out->tmp_path);
+    free(out->path);
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+}

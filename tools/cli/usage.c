@@ -1,0 +1,96 @@
+/* The help text of the tool and of each command. */
+#include "cli.h"
+
+#include <string.h>
+
+static const char general[] =
+    "Usage: clmax <command> [options]\n"
+    "\n"
+    "Exact ONNX ArgMax and Hardmax on .npy files, on OpenCL or the CPU.\n"
+    "\n"
+    "Commands:\n"
+    "  argmax IN.npy OUT.npy [options]   the index of the maximum along an axis (int64)\n"
+    "  hardmax IN.npy OUT.npy [options]  a one-hot of the first maximum along an axis\n"
+    "  devices                           list OpenCL platforms and devices, and say which one\n"
+    "                                    auto would pick\n"
+    "\n"
+    "  clmax --version | --help | <command> --help\n"
+    "\n"
+    "Environment: CLMAX_BACKEND=auto|opencl|cpu applies to --backend=auto, CLMAX_DEVICE=SEL\n"
+    "when --device is not given.\n"
+    "\n"
+    "Exit status: 0 success; 1 the input or the operation was refused (the message names the\n"
+    "file and the problem); 2 bad usage: an unknown option, a missing argument, a bad option\n"
+    "value, or an attribute the chosen opset does not have.\n";
+
+static const char common[] =
+    "  --opset=N                ONNX opset of the operator (default 13)\n"
+    "  --backend=auto|opencl|cpu\n"
+    "                           where to run (default auto: OpenCL when a device works, else\n"
+    "                           the CPU; CLMAX_BACKEND=opencl|cpu overrides auto)\n"
+    "  --device=SEL             the OpenCL device: its index in `clmax devices`, or a\n"
+    "                           case-insensitive substring of \"<platform> <device>\" (default:\n"
+    "                           CLMAX_DEVICE, else the first GPU, else the first device).\n"
+    "                           --device means --backend=opencl unless --backend is given.\n"
+    "  --bf16                   read a 2-byte input ('<u2' or '|V2') as bfloat16 bits (opset 13)\n"
+    "  -v                       print the backend, device and the operator's time on stderr\n"
+    "  -h, --help               print this help\n"
+    "Valued options take their value after '=' or as the next argument (--axis 1).\n"
+    "\n"
+    "IN.npy: .npy version 1.0, 2.0 or 3.0, C or Fortran order, either byte order.\n"
+    "OUT.npy is written through a temporary file beside it, so it is replaced only on success.\n"
+    "Exit status: 0 success; 1 input or operation refused; 2 bad usage (see clmax --help).\n";
+
+static const char argmax[] =
+    "Usage: clmax argmax IN.npy OUT.npy [--axis=N] [--keepdims=0|1] [--select-last-index=0|1]\n"
+    "                    [--opset=N] [--backend=auto|opencl|cpu] [--device=SEL] [--bf16] [-v]\n"
+    "\n"
+    "ONNX ArgMax: OUT.npy gets the index of the maximum of IN.npy along an axis, as int64 "
+    "('<i8').\n"
+    "NaN is the greatest value; ties go to the first index (the last with --select-last-index=1).\n"
+    "Input types: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8, and bfloat16 with --bf16 (opset 13).\n"
+    "\n"
+    "Options:\n"
+    "  --axis=N                 the axis to reduce; negative counts from the end (default 0)\n"
+    "  --keepdims=0|1           1 keeps the reduced axis with length 1, 0 drops it (default 1)\n"
+    "  --select-last-index=0|1  ties go to the last index (opset 12 and 13; default 0)\n"
+    "                           opsets: 1, 11, 12, 13\n";
+
+static const char hardmax[] =
+    "Usage: clmax hardmax IN.npy OUT.npy [--axis=N] [--opset=N] [--backend=auto|opencl|cpu]\n"
+    "                     [--device=SEL] [--bf16] [-v]\n"
+    "\n"
+    "ONNX Hardmax: OUT.npy has the shape and type of IN.npy, with 1 at the first maximum along\n"
+    "an axis and 0 elsewhere. NaN is the greatest value. With --bf16 the output holds bfloat16\n"
+    "bits as '<u2'. Input types: f2 f4 f8, and bfloat16 with --bf16 (opset 13).\n"
+    "\n"
+    "Options:\n"
+    "  --axis=N                 opset 13: the axis (default -1); opsets 1 and 11: the input is\n"
+    "                           seen as 2-D, [product of dims before axis, product of the rest]\n"
+    "                           (default 1). Negative counts from the end.\n"
+    "                           opsets: 1, 11, 13\n";
+
+static const char devices[] =
+    "Usage: clmax devices [--backend=auto|opencl|cpu] [--device=SEL]\n"
+    "\n"
+    "List the OpenCL platforms and devices with the index that --device and CLMAX_DEVICE take\n"
+    "(platforms in order, their devices in order, one running index), then say which device\n"
+    "a context would pick: auto by default, or the one --backend and --device choose.\n"
+    "\n"
+    "Options:\n"
+    "  --backend=auto|opencl|cpu  the backend to ask for (default auto)\n"
+    "  --device=SEL             a device selector to try, as for argmax\n"
+    "  -h, --help               print this help\n"
+    "Exit status: 0 success; 1 the chosen backend or device could not start; 2 bad usage.\n";
+
+void cli_usage(FILE *f, const char *command)
+{
+    if (command == NULL) {
+        fputs(general, f);
+    } else if (strcmp(command, "argmax") == 0 || strcmp(command, "hardmax") == 0) {
+        fputs(command[0] == 'a' ? argmax : hardmax, f);
+        fputs(common, f);
+    } else if (strcmp(command, "devices") == 0) {
+        fputs(devices, f);
+    }
+}
