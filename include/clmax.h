@@ -152,6 +152,8 @@ typedef enum clmax_strategy {
  *                                   "<platform name> <device name>"
  *   CLMAX_MAX_CHUNK_BYTES=<n>       used when max_chunk_bytes is 0 (testing aid)
  *   CLMAX_STRATEGY=rows|strided|split  used when strategy is CLMAX_STRATEGY_AUTO (testing aid)
+ *   CLMAX_CACHE_DIR=<dir>|off       where built OpenCL programs are cached on disk (default
+ *                                   $XDG_CACHE_HOME/clmax, else ~/.cache/clmax); off disables it
  */
 typedef struct clmax_context_options {
     clmax_backend backend;    /* default CLMAX_BACKEND_AUTO */

@@ -1,5 +1,6 @@
 /* Programs: kernels/argmax.cl, embedded at build time, specialised per type, tie rule and
  * work-group size with -D defines, built on first use and cached in the context. */
+#include "cl_cache.h"
 #include "cl_internal.h"
 
 #include <stdio.h>
@@ -101,6 +102,40 @@ static clmax_status build_failure(clmax_cl *cl, cl_program prog, cl_int err, con
     return st;
 }
 
+/* The program built from a valid cache entry, or NULL (a stale or broken entry is ignored). */
+static cl_program program_from_cache(clmax_cl *cl, const clmax_cl_cache_entry *ce,
+                                     const char *options)
+{
+    size_t size = 0;
+    unsigned char *bin = clmax_cl_cache_load(ce, &size);
+    if (bin == NULL) return NULL;
+    const unsigned char *bp = bin;
+    cl_int status = CL_SUCCESS, err;
+    cl_program prog =
+        clCreateProgramWithBinary(cl->context, 1, &cl->device, &size, &bp, &status, &err);
+    free(bin);
+    if (prog == NULL) return NULL;
+    if (err != CL_SUCCESS || status != CL_SUCCESS ||
+        clBuildProgram(prog, 1, &cl->device, options, NULL, NULL) != CL_SUCCESS) {
+        clReleaseProgram(prog);
+        return NULL;
+    }
+    return prog;
+}
+
+static void cache_program(const clmax_cl_cache_entry *ce, cl_program prog)
+{
+    size_t size = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0)
+        return;
+    unsigned char *bin = malloc(size);
+    if (bin == NULL) return;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+        clmax_cl_cache_store(ce, bin, size);
+    free(bin);
+}
+
 static unsigned long one_bits(clmax_type t)
 {
     switch (t) {
@@ -149,15 +184,21 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_
     const char *text = src->source;
     size_t len = src->length;
     clmax_status st = CLMAX_OK;
-    p.program = clCreateProgramWithSource(cl->context, 1, &text, &len, &err);
+    clmax_cl_cache_entry ce;
+    int cached = clmax_cl_cache_key(cl, text, len, options, &ce);
+    if (cached) p.program = program_from_cache(cl, &ce, options);
     if (p.program == NULL) {
-        st = clmax_cl_fail("clCreateProgramWithSource", err);
-        goto fail;
-    }
-    err = clBuildProgram(p.program, 1, &cl->device, options, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = build_failure(cl, p.program, err, options);
-        goto fail;
+        p.program = clCreateProgramWithSource(cl->context, 1, &text, &len, &err);
+        if (p.program == NULL) {
+            st = clmax_cl_fail("clCreateProgramWithSource", err);
+            goto fail;
+        }
+        err = clBuildProgram(p.program, 1, &cl->device, options, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            st = build_failure(cl, p.program, err, options);
+            goto fail;
+        }
+        if (cached) cache_program(&ce, p.program);
     }
     struct {
         const char *name;
