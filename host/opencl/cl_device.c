@@ -111,13 +111,13 @@ static int is_index(const char *s, long *value)
 static clmax_status select_device(const char *selector, cl_platform_id *plat, cl_device_id *dev)
 {
     cl_uint np = 0;
-    cl_int err = clGetPlatformIDs(0, NULL, &np);
+    cl_int err = CL(GetPlatformIDs)(0, NULL, &np);
     if (err == -1001 || np == 0) /* the ICD loader's "no platform" */
         return clmax_fail(CLMAX_ERROR_NO_DEVICE, "no OpenCL platform is installed");
     if (err != CL_SUCCESS) return clmax_cl_fail("clGetPlatformIDs", err);
     cl_platform_id plats[16];
     if (np > 16) np = 16;
-    err = clGetPlatformIDs(np, plats, NULL);
+    err = CL(GetPlatformIDs)(np, plats, NULL);
     if (err != CL_SUCCESS) return clmax_cl_fail("clGetPlatformIDs", err);
 
     long want = -1;
@@ -127,19 +127,19 @@ static clmax_status select_device(const char *selector, cl_platform_id *plat, cl
     for (cl_uint p = 0; p < np; p++) {
         cl_uint nd = 0;
         cl_device_id devs[64];
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) continue;
+        if (CL(GetDeviceIDs)(plats[p], CL_DEVICE_TYPE_ALL, 64, devs, &nd) != CL_SUCCESS) continue;
         if (nd > 64) nd = 64;
         char pname[256] = "";
-        clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        CL(GetPlatformInfo)(plats[p], CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
         for (cl_uint d = 0; d < nd; d++, index++) {
             char dname[256] = "", full[520];
             cl_device_type type = 0;
             cl_bool avail = CL_FALSE, compiler = CL_FALSE;
-            clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
-            clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
-            clGetDeviceInfo(devs[d], CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
-            clGetDeviceInfo(devs[d], CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler,
-                            NULL);
+            CL(GetDeviceInfo)(devs[d], CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+            CL(GetDeviceInfo)(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
+            CL(GetDeviceInfo)(devs[d], CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL);
+            CL(GetDeviceInfo)
+            (devs[d], CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler, NULL);
             snprintf(full, sizeof full, "%s %s", pname, dname);
             if (selector != NULL) {
                 if (by_index ? index == want : contains_nocase(full, selector)) {
@@ -179,12 +179,12 @@ void clmax_cl_destroy(clmax_context *ctx)
 {
     clmax_cl *cl = ctx->cl;
     if (cl == NULL) return;
-    if (cl->scratch_event) clReleaseEvent(cl->scratch_event);
-    if (cl->scratch) clReleaseMemObject(cl->scratch);
+    if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
+    if (cl->scratch) CL(ReleaseMemObject)(cl->scratch);
     clmax_cl_release_programs(cl);
-    if (cl->queue) clReleaseCommandQueue(cl->queue);
-    if (cl->context) clReleaseContext(cl->context);
-    if (cl->retained_device) clReleaseDevice(cl->device);
+    if (cl->queue) CL(ReleaseCommandQueue)(cl->queue);
+    if (cl->context) CL(ReleaseContext)(cl->context);
+    if (cl->retained_device) CL(ReleaseDevice)(cl->device);
     pthread_mutex_destroy(&cl->lock);
     free(cl);
     ctx->cl = NULL;
@@ -201,13 +201,13 @@ void clmax_cl_query_device(clmax_context *ctx)
     cl_ulong max_alloc = 0;
     size_t max_wg = 1;
     char pname[256] = "", dname[256] = "";
-    clGetDeviceInfo(cl->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    clGetDeviceInfo(cl->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
-    clGetDeviceInfo(cl->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
-    clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
-    clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
-    clGetPlatformInfo(cl->platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
-    clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+    CL(GetDeviceInfo)(cl->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    CL(GetDeviceInfo)(cl->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    CL(GetDeviceInfo)(cl->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    CL(GetDeviceInfo)(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+    CL(GetDeviceInfo)(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
+    CL(GetPlatformInfo)(cl->platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+    CL(GetDeviceInfo)(cl->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
     cl->info.is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     cl->info.unified_memory = unified == CL_TRUE;
     cl->info.compute_units = cu ? cu : 1;
@@ -239,12 +239,12 @@ clmax_status clmax_opencl_init(clmax_context *ctx, const char *selector)
 
     cl_int err;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)cl->platform, 0};
-    cl->context = clCreateContext(props, 1, &cl->device, NULL, NULL, &err);
+    cl->context = CL(CreateContext)(props, 1, &cl->device, NULL, NULL, &err);
     if (cl->context == NULL) {
         st = clmax_cl_fail("clCreateContext", err);
         goto fail;
     }
-    cl->queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
+    cl->queue = CL(CreateCommandQueue)(cl->context, cl->device, 0, &err);
     if (cl->queue == NULL) {
         st = clmax_cl_fail("clCreateCommandQueue", err);
         goto fail;

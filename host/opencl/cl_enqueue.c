@@ -29,10 +29,10 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
               "context, device and queue must all be given");
     cl_device_id qdev = NULL;
     cl_context qctx = NULL;
-    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
-    if (err != CL_SUCCESS) return clmax_cl_fail("clGetCommandQueueInfo(CL_QUEUE_DEVICE)", err);
-    err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
-    if (err != CL_SUCCESS) return clmax_cl_fail("clGetCommandQueueInfo(CL_QUEUE_CONTEXT)", err);
+    cl_int err = CL(GetCommandQueueInfo)(queue, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("CL(GetCommandQueueInfo)(CL_QUEUE_DEVICE)", err);
+    err = CL(GetCommandQueueInfo)(queue, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("CL(GetCommandQueueInfo)(CL_QUEUE_CONTEXT)", err);
     CHECK_ARG(qdev == device, "the queue belongs to another device");
     CHECK_ARG(qctx == context, "the queue belongs to another context");
 
@@ -56,15 +56,15 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
         return st;
     }
     clmax_cl *cl = ctx->cl;
-    err = clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof cl->platform, &cl->platform, NULL);
+    err = CL(GetDeviceInfo)(device, CL_DEVICE_PLATFORM, sizeof cl->platform, &cl->platform, NULL);
     if (err != CL_SUCCESS) {
         clmax_cl_destroy(ctx);
         free(ctx);
-        return clmax_cl_fail("clGetDeviceInfo(CL_DEVICE_PLATFORM)", err);
+        return clmax_cl_fail("CL(GetDeviceInfo)(CL_DEVICE_PLATFORM)", err);
     }
-    clRetainContext(context);
-    clRetainDevice(device);
-    clRetainCommandQueue(queue);
+    CL(RetainContext)(context);
+    CL(RetainDevice)(device);
+    CL(RetainCommandQueue)(queue);
     cl->context = context;
     cl->device = device;
     cl->retained_device = 1;
@@ -133,8 +133,8 @@ static clmax_status check_range(cl_mem m, const char *name, size_t offset, uint6
     CHECK_ARG(offset % align == 0, "%s offset %zu is not a multiple of the element size %zu", name,
               offset, align);
     size_t size = 0;
-    cl_int err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
-    if (err != CL_SUCCESS) return clmax_cl_fail("clGetMemObjectInfo(CL_MEM_SIZE)", err);
+    cl_int err = CL(GetMemObjectInfo)(m, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("CL(GetMemObjectInfo)(CL_MEM_SIZE)", err);
     CHECK_ARG(offset <= size && bytes <= size - offset,
               "%s holds %zu bytes; the tensor needs %llu from offset %zu", name, size,
               (unsigned long long)bytes, offset);
@@ -222,10 +222,10 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
             if (cl->scratch_size < need) {
                 cl_int err;
                 cl_mem grown =
-                    clCreateBuffer(cl->context, CL_MEM_READ_WRITE, (size_t)need, NULL, &err);
-                if (grown == NULL) return clmax_cl_fail("clCreateBuffer(scratch)", err);
+                    CL(CreateBuffer)(cl->context, CL_MEM_READ_WRITE, (size_t)need, NULL, &err);
+                if (grown == NULL) return clmax_cl_fail("CL(CreateBuffer)(scratch)", err);
                 /* Work already enqueued keeps the old buffer alive until it completes. */
-                if (cl->scratch) clReleaseMemObject(cl->scratch);
+                if (cl->scratch) CL(ReleaseMemObject)(cl->scratch);
                 cl->scratch = grown;
                 cl->scratch_size = (size_t)need;
             }
@@ -241,8 +241,8 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
     cl_event filled = NULL, done = NULL;
     if (mode == CLMAX_OUT_HARDMAX) {
         const cl_uchar zero = 0;
-        cl_int err = clEnqueueFillBuffer(cl->queue, y, &zero, 1, y_offset, y_bytes, nlist,
-                                         nlist ? list : NULL, &filled);
+        cl_int err = CL(EnqueueFillBuffer)(cl->queue, y, &zero, 1, y_offset, y_bytes, nlist,
+                                           nlist ? list : NULL, &filled);
         if (err != CL_SUCCESS) {
             free(list);
             return clmax_cl_fail("clEnqueueFillBuffer", err);
@@ -266,19 +266,19 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
                                                               : p->esize)};
     st = clmax_cl_enqueue_box(cl, prog, &pl, &b, nlist, nlist ? list : NULL, &done);
     if (filled)
-        clReleaseEvent(filled);
+        CL(ReleaseEvent)(filled);
     else
         free(list);
     if (st != CLMAX_OK) return st;
     if (cached) {
-        if (cl->scratch_event) clReleaseEvent(cl->scratch_event);
-        clRetainEvent(done);
+        if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
+        CL(RetainEvent)(done);
         cl->scratch_event = done;
     }
     if (event)
         *event = done;
     else
-        clReleaseEvent(done);
+        CL(ReleaseEvent)(done);
     return CLMAX_OK;
 }
 
@@ -287,12 +287,12 @@ static clmax_status enqueue_marker(clmax_cl *cl, cl_uint nwait, const cl_event *
                                    cl_event *event)
 {
     cl_event e = NULL;
-    cl_int err = clEnqueueMarkerWithWaitList(cl->queue, nwait, nwait ? wait : NULL, &e);
+    cl_int err = CL(EnqueueMarkerWithWaitList)(cl->queue, nwait, nwait ? wait : NULL, &e);
     if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueMarkerWithWaitList", err);
     if (event)
         *event = e;
     else
-        clReleaseEvent(e);
+        CL(ReleaseEvent)(e);
     return CLMAX_OK;
 }
 

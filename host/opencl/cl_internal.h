@@ -5,8 +5,7 @@
 #include "internal.h"
 #include "plan.h"
 
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "cl_api.h"
 #include <pthread.h>
 
 /* What the reduce kernels write (kernels/argmax.cl OUT_MODE). */

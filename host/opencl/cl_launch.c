@@ -21,7 +21,7 @@ uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner
 
 #define SET_ARG(k, i, v)                                                                           \
     do {                                                                                           \
-        cl_int err_ = clSetKernelArg(k, i, sizeof(v), &(v));                                       \
+        cl_int err_ = CL(SetKernelArg)(k, i, sizeof(v), &(v));                                     \
         if (err_ != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg", err_);                      \
     } while (0)
 
@@ -79,8 +79,8 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     if (st != CLMAX_OK) return st;
     cl_event reduced = NULL;
     cl_int err =
-        clEnqueueNDRangeKernel(cl->queue, k, dims, NULL, global, local, nwait, nwait ? wait : NULL,
-                               pl->nseg > 1 || done ? &reduced : NULL);
+        CL(EnqueueNDRangeKernel)(cl->queue, k, dims, NULL, global, local, nwait,
+                                 nwait ? wait : NULL, pl->nseg > 1 || done ? &reduced : NULL);
     if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueNDRangeKernel", err);
     if (pl->nseg == 1) {
         if (done) *done = reduced;
@@ -92,7 +92,7 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     k = prog->combine;
     st = CLMAX_OK;
 #define SET(i, v)                                                                                  \
-    if (st == CLMAX_OK && (err = clSetKernelArg(k, i, sizeof(v), &(v))) != CL_SUCCESS)             \
+    if (st == CLMAX_OK && (err = CL(SetKernelArg)(k, i, sizeof(v), &(v))) != CL_SUCCESS)           \
     st = clmax_cl_fail("clSetKernelArg", err)
     SET(0, count);
     SET(1, nseg);
@@ -107,9 +107,9 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     if (st == CLMAX_OK) {
         local[0] = wg;
         global[0] = round_up((size_t)nq, wg);
-        err = clEnqueueNDRangeKernel(cl->queue, k, 1, NULL, global, local, 1, &reduced, done);
+        err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, global, local, 1, &reduced, done);
         if (err != CL_SUCCESS) st = clmax_cl_fail("clEnqueueNDRangeKernel", err);
     }
-    clReleaseEvent(reduced);
+    CL(ReleaseEvent)(reduced);
     return st;
 }

@@ -66,11 +66,11 @@ static void type_defines(clmax_type t, const char **raw, const char **key, const
 
 static void release_one(clmax_cl_program *p)
 {
-    if (p->rows_wi) clReleaseKernel(p->rows_wi);
-    if (p->rows_wg) clReleaseKernel(p->rows_wg);
-    if (p->strided) clReleaseKernel(p->strided);
-    if (p->combine) clReleaseKernel(p->combine);
-    if (p->program) clReleaseProgram(p->program);
+    if (p->rows_wi) CL(ReleaseKernel)(p->rows_wi);
+    if (p->rows_wg) CL(ReleaseKernel)(p->rows_wg);
+    if (p->strided) CL(ReleaseKernel)(p->strided);
+    if (p->combine) CL(ReleaseKernel)(p->combine);
+    if (p->program) CL(ReleaseProgram)(p->program);
     memset(p, 0, sizeof *p);
 }
 
@@ -88,11 +88,11 @@ void clmax_cl_release_programs(clmax_cl *cl)
 static clmax_status build_failure(clmax_cl *cl, cl_program prog, cl_int err, const char *options)
 {
     size_t len = 0;
-    clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    CL(GetProgramBuildInfo)(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
     char *log = malloc(len + 1);
     if (log != NULL) {
         log[0] = '\0';
-        clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+        CL(GetProgramBuildInfo)(prog, cl->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
         log[len] = '\0';
     }
     clmax_status st = clmax_fail(
@@ -112,12 +112,12 @@ static cl_program program_from_cache(clmax_cl *cl, const clmax_cl_cache_entry *c
     const unsigned char *bp = bin;
     cl_int status = CL_SUCCESS, err;
     cl_program prog =
-        clCreateProgramWithBinary(cl->context, 1, &cl->device, &size, &bp, &status, &err);
+        CL(CreateProgramWithBinary)(cl->context, 1, &cl->device, &size, &bp, &status, &err);
     free(bin);
     if (prog == NULL) return NULL;
     if (err != CL_SUCCESS || status != CL_SUCCESS ||
-        clBuildProgram(prog, 1, &cl->device, options, NULL, NULL) != CL_SUCCESS) {
-        clReleaseProgram(prog);
+        CL(BuildProgram)(prog, 1, &cl->device, options, NULL, NULL) != CL_SUCCESS) {
+        CL(ReleaseProgram)(prog);
         return NULL;
     }
     return prog;
@@ -126,12 +126,12 @@ static cl_program program_from_cache(clmax_cl *cl, const clmax_cl_cache_entry *c
 static void cache_program(const clmax_cl_cache_entry *ce, cl_program prog)
 {
     size_t size = 0;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+    if (CL(GetProgramInfo)(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
         size == 0)
         return;
     unsigned char *bin = malloc(size);
     if (bin == NULL) return;
-    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+    if (CL(GetProgramInfo)(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
         clmax_cl_cache_store(ce, bin, size);
     free(bin);
 }
@@ -188,12 +188,12 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_
     int cached = clmax_cl_cache_key(cl, text, len, options, &ce);
     if (cached) p.program = program_from_cache(cl, &ce, options);
     if (p.program == NULL) {
-        p.program = clCreateProgramWithSource(cl->context, 1, &text, &len, &err);
+        p.program = CL(CreateProgramWithSource)(cl->context, 1, &text, &len, &err);
         if (p.program == NULL) {
             st = clmax_cl_fail("clCreateProgramWithSource", err);
             goto fail;
         }
-        err = clBuildProgram(p.program, 1, &cl->device, options, NULL, NULL);
+        err = CL(BuildProgram)(p.program, 1, &cl->device, options, NULL, NULL);
         if (err != CL_SUCCESS) {
             st = build_failure(cl, p.program, err, options);
             goto fail;
@@ -208,7 +208,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_
               {"reduce_strided", &p.strided},
               {"combine", &p.combine}};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-        *ks[i].k = clCreateKernel(p.program, ks[i].name, &err);
+        *ks[i].k = CL(CreateKernel)(p.program, ks[i].name, &err);
         if (*ks[i].k == NULL) {
             st = clmax_cl_fail("clCreateKernel", err);
             goto fail;

@@ -19,10 +19,10 @@ static void release_work(work *w)
 {
     cl_mem *all[] = {&w->x, &w->out, &w->state, &w->part};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        if (*all[i]) clReleaseMemObject(*all[i]);
+        if (*all[i]) CL(ReleaseMemObject)(*all[i]);
         *all[i] = NULL;
     }
-    if (w->last) clReleaseEvent(w->last);
+    if (w->last) CL(ReleaseEvent)(w->last);
     w->last = NULL;
 }
 
@@ -30,7 +30,7 @@ static clmax_status make_buffer(clmax_cl *cl, cl_mem_flags flags, uint64_t size,
                                 cl_mem *out)
 {
     cl_int err;
-    *out = clCreateBuffer(cl->context, flags, size ? (size_t)size : 1, host, &err);
+    *out = CL(CreateBuffer)(cl->context, flags, size ? (size_t)size : 1, host, &err);
     if (*out == NULL) return clmax_cl_fail("clCreateBuffer", err);
     return CLMAX_OK;
 }
@@ -38,7 +38,7 @@ static clmax_status make_buffer(clmax_cl *cl, cl_mem_flags flags, uint64_t size,
 /* Takes the event of the command just enqueued as the one the next command waits for. */
 static void chain(work *w, cl_event e)
 {
-    if (w->last) clReleaseEvent(w->last);
+    if (w->last) CL(ReleaseEvent)(w->last);
     w->last = e;
 }
 
@@ -59,16 +59,16 @@ static clmax_status write_box(work *w, const clmax_problem *p, const char *src, 
     cl_event e = NULL;
     cl_int err;
     if (ri == p->inner) { /* whole rows of the axis: one contiguous range */
-        err = clEnqueueWriteBuffer(w->cl->queue, w->x, CL_FALSE, 0, (size_t)(ro * rn * ri * es),
-                                   src, waits(w), waits(w) ? &w->last : NULL, &e);
+        err = CL(EnqueueWriteBuffer)(w->cl->queue, w->x, CL_FALSE, 0, (size_t)(ro * rn * ri * es),
+                                     src, waits(w), waits(w) ? &w->last : NULL, &e);
         if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueWriteBuffer", err);
     } else {
         size_t zero[3] = {0, 0, 0};
         size_t region[3] = {(size_t)(ri * es), (size_t)rn, (size_t)ro};
-        err = clEnqueueWriteBufferRect(w->cl->queue, w->x, CL_FALSE, zero, zero, region,
-                                       (size_t)(ri * es), (size_t)(rn * ri * es),
-                                       (size_t)(p->inner * es), (size_t)(p->n * p->inner * es), src,
-                                       waits(w), waits(w) ? &w->last : NULL, &e);
+        err = CL(EnqueueWriteBufferRect)(w->cl->queue, w->x, CL_FALSE, zero, zero, region,
+                                         (size_t)(ri * es), (size_t)(rn * ri * es),
+                                         (size_t)(p->inner * es), (size_t)(p->n * p->inner * es),
+                                         src, waits(w), waits(w) ? &w->last : NULL, &e);
         if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueWriteBufferRect", err);
     }
     chain(w, e);
@@ -81,14 +81,14 @@ static clmax_status read_box(work *w, const clmax_problem *p, int64_t *dst, uint
     cl_event e = NULL;
     cl_int err;
     if (ri == p->inner) {
-        err = clEnqueueReadBuffer(w->cl->queue, w->out, CL_FALSE, 0, (size_t)(ro * ri) * 8, dst,
-                                  waits(w), waits(w) ? &w->last : NULL, &e);
+        err = CL(EnqueueReadBuffer)(w->cl->queue, w->out, CL_FALSE, 0, (size_t)(ro * ri) * 8, dst,
+                                    waits(w), waits(w) ? &w->last : NULL, &e);
     } else {
         size_t zero[3] = {0, 0, 0};
         size_t region[3] = {(size_t)ri * 8, (size_t)ro, 1};
-        err = clEnqueueReadBufferRect(w->cl->queue, w->out, CL_FALSE, zero, zero, region,
-                                      (size_t)ri * 8, 0, (size_t)p->inner * 8, 0, dst, waits(w),
-                                      waits(w) ? &w->last : NULL, &e);
+        err = CL(EnqueueReadBufferRect)(w->cl->queue, w->out, CL_FALSE, zero, zero, region,
+                                        (size_t)ri * 8, 0, (size_t)p->inner * 8, 0, dst, waits(w),
+                                        waits(w) ? &w->last : NULL, &e);
     }
     if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueReadBuffer", err);
     chain(w, e);
@@ -104,7 +104,7 @@ static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p,
     if (st != CLMAX_OK) return st;
     uint64_t need = clmax_cl_part_bytes(&pl, b->rows, b->inner);
     if (need > w->part_bytes) {
-        if (w->part) clReleaseMemObject(w->part);
+        if (w->part) CL(ReleaseMemObject)(w->part);
         w->part = NULL;
         w->part_bytes = 0;
         st = make_buffer(cl, CL_MEM_READ_WRITE, need, NULL, &w->part);
@@ -165,7 +165,7 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
                 if (in_place) {
                     /* The box is contiguous: the device reads the caller's memory directly. A
                      * released buffer lives on until the commands using it complete. */
-                    if (w.x) clReleaseMemObject(w.x);
+                    if (w.x) CL(ReleaseMemObject)(w.x);
                     w.x = NULL;
                     st = make_buffer(cl, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
                                      ro * n * inner * es, (void *)src, &w.x);
@@ -191,9 +191,9 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
         }
     }
     /* Wait even after a failure: queued commands may still use caller memory. */
-    cl_int err = w.last ? clWaitForEvents(1, &w.last) : CL_SUCCESS;
+    cl_int err = w.last ? CL(WaitForEvents)(1, &w.last) : CL_SUCCESS;
     if (st == CLMAX_OK && err != CL_SUCCESS) st = clmax_cl_fail("clWaitForEvents", err);
-    if (st != CLMAX_OK) clFinish(cl->queue);
+    if (st != CLMAX_OK) CL(Finish)(cl->queue);
     release_work(&w);
     return st;
 }
