@@ -18,8 +18,9 @@ Test(api, version)
 
 Test(api, status_strings)
 {
-    const char *seen[15];
-    for (int s = 0; s <= 14; s++) {
+    enum { LAST = CLMAX_ERROR_INDEX_OVERFLOW };
+    const char *seen[LAST + 1];
+    for (int s = 0; s <= LAST; s++) {
         const char *str = clmax_status_string((clmax_status)s);
         cr_assert_not_null(str, "status %d", s);
         cr_assert(str[0] != 0, "status %d has an empty string", s);
@@ -27,7 +28,7 @@ Test(api, status_strings)
             cr_assert(strcmp(str, seen[t]) != 0, "statuses %d and %d share \"%s\"", t, s, str);
         seen[s] = str;
     }
-    cr_assert_not_null(clmax_status_string((clmax_status)15));
+    cr_assert_not_null(clmax_status_string((clmax_status)(LAST + 1)));
     cr_assert_not_null(clmax_status_string((clmax_status)-1));
     cr_assert_not_null(clmax_status_string((clmax_status)1000));
 }

@@ -470,7 +470,7 @@ static void long_axes(clmax_backend backend, const long_case *cases, size_t ncas
         cr_assert_eq(ref_argmax_check(&d, &a, NULL, &v), CLMAX_OK);
         uint64_t count = output_count(&d);
         void *x = test_malloc(count * ref_type_size(type));
-        for (int pattern = 0; pattern < 7; pattern++) {
+        for (int pattern = 0; pattern < 11; pattern++) {
             if (pattern == 5)
                 fill_tensor(type, x, count, FILL_FEW, &rng);
             else if (pattern == 6)
@@ -502,6 +502,21 @@ static void long_axes(clmax_backend backend, const long_case *cases, size_t ncas
                         for (int j = 0; j < 3; j++)
                             plant(type, x, v, o, i, n - 1 - rng_below(&rng, n / 4), top);
                         break;
+                    case 7:
+                    case 8:
+                    case 9:
+                    case 10: { /* at a boundary of some split of the axis in s equal segments */
+                        uint64_t segs = 2 + rng_below(&rng, 255);
+                        uint64_t len = (n + segs - 1) / segs;
+                        uint64_t p = len * (1 + rng_below(&rng, segs - 1));
+                        if (p >= n) p = n - 1;
+                        plant(type, x, v, o, i, p, top);
+                        if (pattern >= 9)
+                            plant(type, x, v, o, i, p - 1, top); /* a tie across */
+                        else if (pattern == 8)
+                            plant(type, x, v, o, i, p - 1, value_one(type));
+                        break;
+                    }
                     default:
                         break;
                     }

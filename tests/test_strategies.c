@@ -85,6 +85,82 @@ static void run_strategy(clmax_backend backend, clmax_strategy strategy)
     clmax_context_destroy(ctx);
 }
 
+/* Row r of the view has its maximum at position r % n: one tensor puts a maximum (or a tie) at
+ * every position of the axis, so every work-group, work-item and segment boundary of whatever
+ * split the strategy makes is covered. */
+static void run_diagonal(clmax_backend backend, clmax_strategy strategy)
+{
+    static const view_shape diag[] = {{5, 5, 1},       {64, 64, 1}, {65, 65, 1},  {300, 300, 1},
+                                      {1030, 1030, 1}, {7, 7, 3},   {43, 129, 3}, {2, 2100, 64}};
+    static const clmax_type types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16, CLMAX_TYPE_INT64,
+                                       CLMAX_TYPE_UINT8, CLMAX_TYPE_BFLOAT16};
+    clmax_context_options opt;
+    clmax_context_options_init(&opt);
+    opt.strategy = strategy;
+    clmax_context *ctx = test_context_open(backend, &opt);
+    test_rng rng;
+    rng_seed(&rng, 4100 + (uint64_t)strategy);
+    for (size_t s = 0; s < sizeof diag / sizeof diag[0]; s++) {
+        int64_t dims[3] = {diag[s].outer, diag[s].n, diag[s].inner};
+        uint64_t count = (uint64_t)(dims[0] * dims[1] * dims[2]);
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            clmax_type type = types[t];
+            if (count > 100000 && t >= 2) continue;
+            clmax_tensor_desc d = test_desc(type, 3, dims);
+            void *x = test_malloc(count * ref_type_size(type));
+            clmax_argmax_attrs a;
+            clmax_argmax_attrs_init(&a, 13);
+            a.axis = 1;
+            ref_view v;
+            cr_assert_eq(ref_argmax_check(&d, &a, NULL, &v), CLMAX_OK);
+            for (int pattern = 0; pattern < 3; pattern++) {
+                for (uint64_t e = 0; e < count; e++)
+                    elem_set(type, x, e, value_below_one(type, &rng));
+                for (uint64_t o = 0; o < v.outer; o++)
+                    for (uint64_t i = 0; i < v.inner; i++) {
+                        uint64_t p = (o * v.inner + i) % v.n;
+                        uint64_t top = pattern == 2 ? value_one(type) : value_top(type, &rng);
+                        plant(type, x, v, o, i, p, top);
+                        if (pattern == 1 && p + 1 < v.n) plant(type, x, v, o, i, p + 1, top);
+                        if (pattern == 2) plant(type, x, v, o, i, v.n - 1 - p, top);
+                    }
+                char what[64];
+                snprintf(what, sizeof what, "diagonal, pattern %d", pattern);
+                a.select_last_index = 0;
+                check_argmax(ctx, what, &d, x, &a);
+                a.select_last_index = 1;
+                check_argmax(ctx, what, &d, x, &a);
+                if (ref_hardmax_takes_type(type, 13)) {
+                    clmax_hardmax_attrs h = {13, 1};
+                    check_hardmax(ctx, what, &d, x, &h);
+                }
+            }
+            free(x);
+        }
+    }
+    clmax_context_destroy(ctx);
+}
+
+BACKEND_TEST(strategies, diagonal_rows, .timeout = 300)
+{
+    run_diagonal(backend, CLMAX_STRATEGY_ROWS);
+}
+
+BACKEND_TEST(strategies, diagonal_strided, .timeout = 300)
+{
+    run_diagonal(backend, CLMAX_STRATEGY_STRIDED);
+}
+
+BACKEND_TEST(strategies, diagonal_split, .timeout = 300)
+{
+    run_diagonal(backend, CLMAX_STRATEGY_SPLIT);
+}
+
+BACKEND_TEST(strategies, diagonal_auto, .timeout = 300)
+{
+    run_diagonal(backend, CLMAX_STRATEGY_AUTO);
+}
+
 BACKEND_TEST(strategies, rows, .timeout = 300)
 {
     run_strategy(backend, CLMAX_STRATEGY_ROWS);

@@ -213,7 +213,7 @@ void clmax_cl_query_device(clmax_context *ctx)
     cl->info.compute_units = cu ? cu : 1;
     cl->info.max_wg = max_wg ? max_wg : 1;
     cl->info.max_alloc = max_alloc ? max_alloc : (128u << 20);
-    snprintf(ctx->device_name, sizeof ctx->device_name, "%s / %s", pname, dname);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%.250s / %.250s", pname, dname);
     ctx->iface = &cl_iface;
 }
 

@@ -383,6 +383,13 @@ def _(ctx):
         for axis in [0, 1, 2]:
             ctx.run("argmax", "in.npy", "out.npy", "--axis=%d" % axis)
             ctx.check("out.npy", ref_argmax(x, axis))
+    # Shapes that cross the 32 x 32 tiles of the conversion.
+    for shape in [(100, 65), (70, 3, 45), (33, 2, 2, 40)]:
+        x = sample("<u2", shape, seed=11)
+        ctx.save("in.npy", x, fortran=True)
+        for axis in range(len(shape)):
+            ctx.run("argmax", "in.npy", "out.npy", "--axis=%d" % axis, "--backend=cpu")
+            ctx.check("out.npy", ref_argmax(x, axis))
     x = sample("<f8", (2, 3, 4, 5), seed=10)
     ctx.save("in.npy", x, fortran=True)
     ctx.run("hardmax", "in.npy", "out.npy", "--axis=2", "-v", err="converted from Fortran order")
@@ -580,6 +587,40 @@ def _(ctx):
     # Without -v a success prints nothing (and no progress when stderr is not a terminal).
     ctx.run("argmax", "in.npy", "out.npy", quiet=True)
     ctx.run("hardmax", "in.npy", "out.npy", quiet=True)
+
+
+@case("options.terminal")
+def _(ctx):
+    """With stderr on a terminal the progress thread runs; a quick run shows no progress line."""
+    try:
+        import pty
+    except ImportError:
+        raise Skip("no pty module")
+    x = sample("<f4", (6, 7), seed=27)
+    ctx.save("in.npy", x)
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.run([ctx.exe, "argmax", "in.npy", "out.npy", "--axis=1", "-v"],
+                           cwd=ctx.dir, stdout=subprocess.PIPE, stderr=slave, timeout=300)
+        os.close(slave)
+        slave = None
+        text = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+    text = text.decode("utf-8", "replace")
+    assert p.returncode == 0, (p.returncode, text)
+    assert re.match(r"^clmax: backend: ", text) and "reading the input" not in text, repr(text)
+    ctx.check("out.npy", ref_argmax(x, 1))
 
 
 @case("options.double_dash")
@@ -821,8 +862,38 @@ def _(ctx):
 def _(ctx):
     ctx.save("in.npy", sample("<f4", (2, 3)))
     os.mkdir(ctx.path("out.npy"))
-    ctx.run("argmax", "in.npy", "out.npy", rc=1, err=r"^clmax: out\.npy: cannot replace")
+    ctx.run("argmax", "in.npy", "out.npy", rc=1, err=r"^clmax: out\.npy: is a directory")
     assert os.path.isdir(ctx.path("out.npy")) and not os.listdir(ctx.path("out.npy"))
+
+
+@case("output.not_regular")
+def _(ctx):
+    """Never rename over a device or a FIFO (as root, /dev would let us)."""
+    ctx.save("in.npy", sample("<f4", (2, 3)))
+    os.mkfifo(ctx.path("fifo"))
+    ctx.run("argmax", "in.npy", "fifo", rc=1, err=r"^clmax: fifo: exists and is not a regular file")
+    assert stat.S_ISFIFO(os.stat(ctx.path("fifo")).st_mode)
+    if os.path.exists("/dev/null"):
+        ctx.run("argmax", "in.npy", "/dev/null", rc=1, err=r"not a regular file")
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+@case("output.symlink")
+def _(ctx):
+    """Through a symbolic link the target file is replaced and the link kept."""
+    x = sample("<f4", (5, 3), seed=34)
+    ctx.save("in.npy", x)
+    os.mkdir(ctx.path("sub"))
+    ctx.write("sub/target.npy", b"old")
+    os.symlink("sub/target.npy", ctx.path("link.npy"))
+    ctx.run("argmax", "in.npy", "link.npy")
+    assert os.path.islink(ctx.path("link.npy"))
+    ctx.check("sub/target.npy", ref_argmax(x, 0))
+    # A dangling link is replaced by the file.
+    os.symlink("nowhere/x.npy", ctx.path("dangling.npy"))
+    ctx.run("argmax", "in.npy", "dangling.npy")
+    assert not os.path.islink(ctx.path("dangling.npy"))
+    ctx.check("dangling.npy", ref_argmax(x, 0))
 
 
 @case("output.existing_untouched_on_failure")

@@ -46,6 +46,17 @@ static const char *data_dir(void)
     return env && *env ? env : CLMAX_ONNX_TESTDATA_DIR;
 }
 
+/* snprintf for file names: a name that does not fit fails the test instead of being cut. */
+__attribute__((format(printf, 3, 4))) static void make_path(char *buf, size_t size, const char *fmt,
+                                                            ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size) cr_assert_fail("path too long: %s...", buf);
+}
+
 static int is_dir(const char *path)
 {
     struct stat st;
@@ -322,11 +333,11 @@ static void run_set(clmax_context *ctx, const char *name, const char *backend,
     onnx_tensor in, expected;
     text t = {.len = 0};
 
-    snprintf(path, sizeof path, "%s/input_1.pb", set_dir);
+    make_path(path, sizeof path, "%s/input_1.pb", set_dir);
     if (is_file(path)) cr_assert_fail("%s: %s has more than one input", name, set_dir);
-    snprintf(path, sizeof path, "%s/input_0.pb", set_dir);
+    make_path(path, sizeof path, "%s/input_0.pb", set_dir);
     if (onnx_read_tensor(path, &in, err, sizeof err)) cr_assert_fail("%s: %s", name, err);
-    snprintf(path, sizeof path, "%s/output_0.pb", set_dir);
+    make_path(path, sizeof path, "%s/output_0.pb", set_dir);
     if (onnx_read_tensor(path, &expected, err, sizeof err)) cr_assert_fail("%s: %s", name, err);
 
     if (in.rank > CLMAX_MAX_RANK)
@@ -399,16 +410,16 @@ static void run_case(const char *name, clmax_backend backend)
     onnx_node_model m;
     case_attrs a;
 
-    snprintf(case_dir, sizeof case_dir, "%s/%s", data_dir(), name);
+    make_path(case_dir, sizeof case_dir, "%s/%s", data_dir(), name);
     if (!is_dir(case_dir)) cr_assert_fail("%s: case directory %s is missing", name, case_dir);
-    snprintf(path, sizeof path, "%s/model.onnx", case_dir);
+    make_path(path, sizeof path, "%s/model.onnx", case_dir);
     if (onnx_read_model(path, &m, err, sizeof err)) cr_assert_fail("%s: %s", name, err);
     read_attrs(name, &m, &a);
 
     clmax_context *ctx = open_backend(backend);
     int sets = 0;
     for (;; sets++) {
-        snprintf(path, sizeof path, "%s/test_data_set_%d", case_dir, sets);
+        make_path(path, sizeof path, "%s/test_data_set_%d", case_dir, sets);
         if (!is_dir(path)) break;
         run_set(ctx, name, backend_name, &m, &a, path, sets);
     }
@@ -449,7 +460,7 @@ Test(onnx_node, discovery)
     char path[4096];
     while ((e = readdir(d)) != NULL) {
         if (!is_case_name(e->d_name)) continue;
-        snprintf(path, sizeof path, "%s/%s/model.onnx", dir, e->d_name);
+        make_path(path, sizeof path, "%s/%s/model.onnx", dir, e->d_name);
         if (!is_file(path)) continue;
         if (e->d_name[5] == 'a')
             argmax++;
@@ -467,7 +478,7 @@ Test(onnx_node, discovery)
 
     int missing = 0;
     for (size_t k = 0; compiled_cases[k]; k++) {
-        snprintf(path, sizeof path, "%s/%s/model.onnx", dir, compiled_cases[k]);
+        make_path(path, sizeof path, "%s/%s/model.onnx", dir, compiled_cases[k]);
         if (!is_file(path)) {
             cr_log_error("compiled-in case %s is missing from %s", compiled_cases[k], dir);
             missing++;
