@@ -28,11 +28,12 @@ static const char *env(const clmax_context_options *o, const char *name)
     return (v != NULL && v[0] != '\0') ? v : NULL;
 }
 
-static clmax_status parse_env(const clmax_context_options *o, clmax_backend *backend,
-                              uint64_t *chunk, clmax_strategy *strategy)
+clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
+                             uint64_t *chunk, clmax_strategy *strategy)
 {
     const char *v;
-    if (*backend == CLMAX_BACKEND_AUTO && (v = env(o, "CLMAX_BACKEND")) != NULL) {
+    if (backend != NULL && *backend == CLMAX_BACKEND_AUTO &&
+        (v = env(o, "CLMAX_BACKEND")) != NULL) {
         if (strcasecmp(v, "auto") == 0)
             *backend = CLMAX_BACKEND_AUTO;
         else if (strcasecmp(v, "opencl") == 0)
@@ -92,7 +93,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     clmax_backend backend = o.backend;
     uint64_t chunk = o.max_chunk_bytes;
     clmax_strategy strategy = o.strategy;
-    clmax_status st = parse_env(&o, &backend, &chunk, &strategy);
+    clmax_status st = clmax_parse_env(&o, &backend, &chunk, &strategy);
     if (st != CLMAX_OK) return st;
     const char *device = o.device != NULL ? o.device : env(&o, "CLMAX_DEVICE");
 

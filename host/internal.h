@@ -64,4 +64,9 @@ clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void
 
 int clmax_online_cores(void);
 
+/* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
+ * defaults; backend may be NULL where the backend is not chosen from the environment. */
+clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
+                             uint64_t *chunk, clmax_strategy *strategy);
+
 #endif

@@ -59,9 +59,9 @@ const char *clmax_status_string(clmax_status status)
     case CLMAX_ERROR_BUILD:
         return "OpenCL program build failed";
     case CLMAX_ERROR_INTERNAL:
+        return "internal error";
     case CLMAX_ERROR_INDEX_OVERFLOW:
         return "index does not fit the index type";
-        return "internal error";
     }
     return "unknown status";
 }

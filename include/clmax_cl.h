@@ -20,7 +20,8 @@ extern "C" {
  * releases what it retained on clmax_context_destroy(); it never releases more. The queue may be
  * in-order or out-of-order. options may be NULL; its backend and device fields are ignored.
  * Fails with CLMAX_ERROR_INVALID_ARGUMENT when an object is NULL or the device is not the
- * queue's. */
+ * queue's. The environment applies as for clmax_context_create(), except CLMAX_BACKEND and
+ * CLMAX_DEVICE. */
 CLMAX_API clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id device,
                                                     cl_command_queue queue,
                                                     const clmax_context_options *options,
@@ -63,7 +64,8 @@ CLMAX_API clmax_status clmax_hardmax_scratch_size(clmax_context *ctx,
  * must lie inside the buffers and must not overlap. The work starts after the num_events events
  * of wait_list; *event (if not NULL) receives an event that completes when y is written (release
  * it with clReleaseEvent). No host synchronisation happens inside the call. options may be NULL.
- * On a CPU-path context: CLMAX_ERROR_INVALID_ARGUMENT. */
+ * On a CPU-path context: CLMAX_ERROR_INVALID_ARGUMENT. For an empty tensor nothing is read or
+ * written (x and y are not checked) and *event follows the wait list. */
 CLMAX_API clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *input,
                                             cl_mem x, size_t x_offset,
                                             const clmax_argmax_attrs *attrs, cl_mem y,

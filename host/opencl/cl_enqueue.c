@@ -45,12 +45,17 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     CHECK_ARG((unsigned)o.strategy <= CLMAX_STRATEGY_SPLIT, "strategy %d is not a clmax_strategy",
               (int)o.strategy);
 
+    uint64_t chunk = o.max_chunk_bytes;
+    clmax_strategy strategy = o.strategy;
+    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy);
+    if (st != CLMAX_OK) return st;
+
     clmax_context *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
-    ctx->max_chunk_bytes = o.max_chunk_bytes;
-    ctx->strategy = o.strategy;
-    clmax_status st = clmax_cl_state_new(ctx);
+    ctx->max_chunk_bytes = chunk;
+    ctx->strategy = strategy;
+    st = clmax_cl_state_new(ctx);
     if (st != CLMAX_OK) {
         free(ctx);
         return st;
@@ -217,6 +222,9 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
             CHECK_ARG(eo->scratch_size >= need,
                       "scratch_size is %zu bytes; this operation needs %llu", eo->scratch_size,
                       (unsigned long long)need);
+            CHECK_ARG(eo->scratch != x && eo->scratch != y, "scratch is the same buffer as x or y");
+            st = check_range(eo->scratch, "scratch", 0, need, 1);
+            if (st != CLMAX_OK) return st;
             scratch = eo->scratch;
         } else {
             if (cl->scratch_size < need) {

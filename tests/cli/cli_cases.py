@@ -333,6 +333,17 @@ def _(ctx):
     ctx.run("argmax", "in.npy", "out.npy", "--bf16", rc=1, err=r"'<i2'")
 
 
+@case("bf16.spellings")
+def _(ctx):
+    """bfloat16 bits as '<u2', '|u2', '=u2', '<V2', '|V2' or 'V2'."""
+    bits = bf16_bits(sample("<f4", (5, 6), seed=28))
+    ref = bf16_to_f32(bits)
+    for d in ["<u2", "|u2", "=u2", "u2", "<V2", "|V2", "V2"]:
+        ctx.write("in.npy", npy_bytes(header(d, shape="(5, 6)"), bits.astype("<u2").tobytes()))
+        ctx.run("argmax", "in.npy", "out.npy", "--bf16", "--axis=1", "--backend=cpu")
+        ctx.check("out.npy", ref_argmax(ref, 1))
+
+
 @case("bf16.V2_needs_bf16")
 def _(ctx):
     ctx.save("in.npy", bf16_bits(sample("<f4", (2, 3))).view("V2"))
@@ -1032,6 +1043,8 @@ def _(ctx):
 def _(ctx):
     p = ctx.run("devices", out=r"\nauto picks: (opencl|cpu), .+\n$")
     text = p.stdout.decode()
+    if os.environ.get("CLMAX_EXPECT_NO_OPENCL") == "1":
+        assert text.startswith("No OpenCL platform found") and "auto picks: cpu, CPU" in text, text
     if "opencl, " in text.split("auto picks:")[1]:
         # The picked device is marked with its index in the list.
         assert re.search(r"auto picks: opencl, .+ / .+ \[\d+\]\n$", text), text
