@@ -24,7 +24,10 @@ cmake --build "$BUILD_DIR" -j"$(nproc)"
 
 echo "== example: ArgMax of tools/examples/logits.npy along axis 1"
 "$BUILD_DIR"/clmax argmax tools/examples/logits.npy "$BUILD_DIR"/logits_argmax.npy --axis=1 -v
-python3 -c "import numpy as np, sys; x = np.load('tools/examples/logits.npy'); \
+# Debian's python3 has numpy (python3-numpy); a python3 earlier on PATH (pyenv) may not.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+"$PY" -c "import numpy as np, sys; x = np.load('tools/examples/logits.npy'); \
 y = np.load(sys.argv[1]); print('input', x.shape, x.dtype, '-> indices', y.ravel().tolist()); \
 assert (y.ravel() == x.argmax(axis=1)).all(), 'mismatch with numpy'" "$BUILD_DIR"/logits_argmax.npy
 echo "== done: the library, the clmax tool and the tests are in $BUILD_DIR"

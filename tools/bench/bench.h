@@ -28,6 +28,7 @@ enum { BK_OPENCL, BK_CPU, BK_COUNT };
 typedef struct bench_opts {
     uint64_t size_bytes;            /* input bytes per throughput case (--size, MiB) */
     int reps;                       /* timed runs per measurement, after one warm-up */
+    int reps_explicit;              /* --reps given: never fewer runs for slow cases */
     int classes[BENCH_CLASSES + 1]; /* classes[c] != 0: class c selected (1..8) */
     int backends[BK_COUNT];         /* which backends to measure */
     const char *device;             /* --device: clmax_context_options.device */

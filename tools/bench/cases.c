@@ -10,6 +10,8 @@
 #define TARGET_RATIO 0.75       /* classes 1-5: operator / streaming read */
 #define TARGET_RATIO_RW 0.60    /* class 6: Hardmax / read+write */
 #define TARGET_RATIO_TYPES 0.60 /* class 7 */
+#define SLOW_CASE_S 4.0         /* a warm-up slower than this (operator + baseline)... */
+#define SLOW_REPS 3             /* ...gets this many timed runs, unless --reps was given */
 
 static const char *const shape_names[6] = {"",        "long rows",   "short rows",
                                            "strided", "middle axis", "one vector"};
@@ -198,6 +200,12 @@ static int measure(bench_env *e, const bench_case *c, int bk, uint64_t bytes, be
     int reps = o->reps > 1024 ? 1024 : o->reps, rc = 0;
     if (ctx == NULL) return 1;
     for (int i = -1; i < reps && rc == 0; i++) { /* i == -1: the warm-up */
+        if (i == 0 && !o->reps_explicit && reps > SLOW_REPS && op_t[0] + base_t[0] > SLOW_CASE_S) {
+            reps = SLOW_REPS; /* keeps the default run to minutes while a path is slow */
+            size_t len = strlen(r->note);
+            snprintf(r->note + len, sizeof r->note - len, "%s%d runs (slow)", len ? "; " : "",
+                     reps);
+        }
         double t0 = bench_now();
         if (run_baseline(e, bk, c, bytes, e->y[bk]) != 0) {
             rc = 1;
@@ -212,10 +220,8 @@ static int measure(bench_env *e, const bench_case *c, int bk, uint64_t bytes, be
             rc = 1;
             break;
         }
-        if (i >= 0) {
-            base_t[i] = t1 - t0;
-            op_t[i] = t2 - t1;
-        }
+        base_t[i < 0 ? 0 : i] = t1 - t0;
+        op_t[i < 0 ? 0 : i] = t2 - t1;
     }
     if (ctx != e->ctx[bk]) clmax_context_destroy(ctx);
     if (rc != 0) {

@@ -28,7 +28,8 @@ static void usage(FILE *f)
             "  --device=SEL       OpenCL device: index or name substring (as CLMAX_DEVICE)\n"
             "  --threads=N        CPU path threads (default: one per online core)\n"
             "  --size=MiB         input size per throughput case (default 256)\n"
-            "  --reps=N           timed runs per figure after one warm-up (default 5)\n"
+            "  --reps=N           timed runs per figure after one warm-up (default 5; without\n"
+            "                     --reps, a case slower than 4 s per run gets 3)\n"
             "  --chunk-bytes=N    max_chunk_bytes of every OpenCL context\n"
             "  --chunked[=N]      add a class 1 row with max_chunk_bytes N (default: input/8)\n"
             "  --spawns=N         fresh processes timed for the first-call figure (default 3)\n"
@@ -111,6 +112,7 @@ static int parse_args(int argc, char **argv, bench_opts *o, const char **first_c
             o->size_bytes = u << 20;
         } else if (IS("--reps")) {
             if (!parse_int(v, 1, 1000, &o->reps)) return bad(a) + 1;
+            o->reps_explicit = 1;
         } else if (IS("--chunk-bytes")) {
             if (!parse_u64(v, &o->chunk_bytes) || o->chunk_bytes == 0) return bad(a) + 1;
         } else if (strcmp(a, "--chunked") == 0) {

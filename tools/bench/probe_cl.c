@@ -117,9 +117,10 @@ static cl_device_id find_device(const char *want, const char *selector)
 static void launch_shape(bench_cl *b, cl_uint cu, size_t max_wg)
 {
     if (b->is_cpu) {
-        /* A few work-groups per core, each work-item one long sequential run. */
+        /* Each work-item one long sequential run; enough work-groups per core that PoCL's
+         * dynamic scheduling evens out a core that is busy with something else for a while. */
         b->wg = 8;
-        b->groups = 4 * (size_t)cu;
+        b->groups = 16 * (size_t)cu;
     } else {
         b->wg = 256;
         b->groups = 8 * (size_t)cu; /* 2048 resident work-items per compute unit */

@@ -1,20 +1,29 @@
 /* The CPU path's practical limit: a multi-threaded streaming read (and read+write) over the same
- * bytes, with threads created per call as the CPU path creates them. */
+ * bytes, with threads created per call as the CPU path creates them. Threads take 1 MiB blocks
+ * from a shared counter, as the CPU path takes its units, so a core that another process steals
+ * for a while does not hold the whole run back. */
 #include "bench.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 #define MAX_PROBE_THREADS 256
+#define PROBE_BLOCK (1u << 20) /* bytes per unit of work; a multiple of 64 */
 #define COPY_XOR 0x5A5A5A5A5A5A5A5Aull
 
-typedef struct probe_job {
+typedef struct probe_shared {
     const unsigned char *x;
     unsigned char *y;
-    uint64_t begin, end; /* byte range, 64-byte aligned except the last end */
+    uint64_t bytes;
+    atomic_uint_fast64_t next; /* next block */
+} probe_shared;
+
+typedef struct probe_job {
+    probe_shared *sh;
     uint64_t sum;
 } probe_job;
 
@@ -42,21 +51,13 @@ static uint64_t sum_words(const unsigned char *p, uint64_t bytes)
     return s;
 }
 
-static void *read_worker(void *arg)
-{
-    probe_job *j = arg;
-    j->sum = sum_words(j->x + j->begin, j->end - j->begin);
-    return NULL;
-}
-
 /* The output is not read again soon, so streaming (non-temporal) stores are the practical limit
  * where the compiler offers them: no read-for-ownership of the destination lines. */
-static void *copy_worker(void *arg)
+static void copy_xor(const unsigned char *x, unsigned char *y, uint64_t bytes)
 {
-    probe_job *j = arg;
-    const uint64_t *restrict w = (const uint64_t *)(const void *)(j->x + j->begin);
-    uint64_t *restrict o = (uint64_t *)(void *)(j->y + j->begin);
-    uint64_t bytes = j->end - j->begin, n = bytes / 8, i = 0;
+    const uint64_t *restrict w = (const uint64_t *)(const void *)x;
+    uint64_t *restrict o = (uint64_t *)(void *)y;
+    uint64_t n = bytes / 8, i = 0;
 #ifdef __SSE2__
     if (((uintptr_t)w | (uintptr_t)o) % 16 == 0) {
         const __m128i c = _mm_set1_epi64x((long long)COPY_XOR);
@@ -70,48 +71,59 @@ static void *copy_worker(void *arg)
     for (; i < n; i++)
         o[i] = w[i] ^ COPY_XOR;
     for (uint64_t b = n * 8; b < bytes; b++)
-        j->y[j->begin + b] = (unsigned char)(j->x[j->begin + b] ^ 0x5A);
+        y[b] = (unsigned char)(x[b] ^ 0x5A);
+}
+
+static void *worker(void *arg)
+{
+    probe_job *j = arg;
+    probe_shared *sh = j->sh;
+    uint64_t blocks = (sh->bytes + PROBE_BLOCK - 1) / PROBE_BLOCK, b;
+    while ((b = atomic_fetch_add(&sh->next, 1)) < blocks) {
+        uint64_t off = b * PROBE_BLOCK;
+        uint64_t len = sh->bytes - off < PROBE_BLOCK ? sh->bytes - off : PROBE_BLOCK;
+        if (sh->y)
+            copy_xor(sh->x + off, sh->y + off, len);
+        else
+            j->sum += sum_words(sh->x + off, len);
+    }
     return NULL;
 }
 
-static void run(void *(*fn)(void *), probe_job *jobs, const void *x, void *y, uint64_t bytes,
-                int threads)
+/* Runs the probe on threads threads (the caller's included); returns the sum of the reads. */
+static uint64_t run(const void *x, void *y, uint64_t bytes, int threads)
 {
     if (threads < 1) threads = 1;
     if (threads > MAX_PROBE_THREADS) threads = MAX_PROBE_THREADS;
-    uint64_t per = (bytes / (uint64_t)threads + 63) / 64 * 64;
-    for (int t = 0; t < threads; t++) {
-        uint64_t b = per * (uint64_t)t, e = b + per;
-        if (b > bytes) b = bytes;
-        if (e > bytes || t == threads - 1) e = bytes;
-        jobs[t] = (probe_job){x, y, b, e, 0};
-    }
+    probe_shared sh;
+    sh.x = x;
+    sh.y = y;
+    sh.bytes = bytes;
+    atomic_init(&sh.next, 0);
+    probe_job jobs[MAX_PROBE_THREADS];
     pthread_t tids[MAX_PROBE_THREADS];
     int started = 0;
+    for (int t = 0; t < threads; t++)
+        jobs[t] = (probe_job){&sh, 0};
     for (int t = 1; t < threads; t++) {
-        if (pthread_create(&tids[t], NULL, fn, &jobs[t]) != 0) break;
+        if (pthread_create(&tids[t], NULL, worker, &jobs[t]) != 0) break;
         started = t;
     }
-    for (int t = started + 1; t < threads; t++)
-        fn(&jobs[t]);
-    fn(&jobs[0]);
-    for (int t = 1; t <= started; t++)
+    worker(&jobs[0]); /* also finishes alone if no thread could start */
+    uint64_t s = jobs[0].sum;
+    for (int t = 1; t <= started; t++) {
         pthread_join(tids[t], NULL);
+        s += jobs[t].sum;
+    }
+    return s;
 }
 
 uint64_t bench_cpu_read(const void *x, uint64_t bytes, int threads)
 {
-    probe_job jobs[MAX_PROBE_THREADS];
-    run(read_worker, jobs, x, NULL, bytes, threads);
-    uint64_t s = 0;
-    int n = threads < 1 ? 1 : (threads > MAX_PROBE_THREADS ? MAX_PROBE_THREADS : threads);
-    for (int t = 0; t < n; t++)
-        s += jobs[t].sum;
-    return s;
+    return run(x, NULL, bytes, threads);
 }
 
 void bench_cpu_copy(const void *x, void *y, uint64_t bytes, int threads)
 {
-    probe_job jobs[MAX_PROBE_THREADS];
-    run(copy_worker, jobs, x, y, bytes, threads);
+    run(x, y, bytes, threads);
 }

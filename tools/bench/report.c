@@ -39,6 +39,17 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The 1-minute load average, or -1: on a shared machine it says how much the figures can trust. */
+static double load_average(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL) return -1;
+    if (fscanf(f, "%lf", &l) != 1) l = -1;
+    fclose(f);
+    return l;
+}
+
 static const char *kind_name(int kind)
 {
     return kind == 0 ? "throughput" : kind == 1 ? "latency" : "first_call";
@@ -49,6 +60,8 @@ static void report_json(const bench_opts *o, const bench_env *e, const bench_row
     FILE *f = stdout;
     fprintf(f, "{\n  \"version\": \"%s\",\n  \"size_mib\": %llu,\n  \"reps\": %d,\n",
             clmax_version_string(), (unsigned long long)(o->size_bytes >> 20), o->reps);
+    fprintf(f, "  \"online_cores\": %d,\n  \"load_average_1min\": %.2f,\n", bench_online_cores(),
+            load_average());
     fprintf(f, "  \"devices\": {\"opencl\": ");
     if (e->ctx[BK_OPENCL])
         json_string(f, clmax_context_device_name(e->ctx[BK_OPENCL]));
@@ -139,6 +152,8 @@ static void report_table(const bench_opts *o, const bench_env *e, const bench_ro
                 "cpu:    %s\n        baseline: %d threads summing 64-bit words (read+write: "
                 "x ^ c, streaming stores)\n",
                 clmax_context_device_name(e->ctx[BK_CPU]), e->cpu_threads);
+    fprintf(f, "host:   %d online cores, load average %.2f (1 min) at the end of the run\n",
+            bench_online_cores(), load_average());
     fprintf(f, "GB/s = input bytes / time (1 GB = 1e9 bytes); ratio = operator / baseline of "
                "the same backend, same run\n");
 

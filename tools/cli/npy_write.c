@@ -123,6 +123,7 @@ int npy_output_create(npy_output *out, const char *path, const char *descr, int 
     static int64_t empty;
     char header[1024];
     size_t header_len, tmp_size;
+    struct stat st;
     mode_t mask;
     int e;
 
@@ -132,14 +133,22 @@ int npy_output_create(npy_output *out, const char *path, const char *descr, int 
     header_len = format_header(header, sizeof header, descr, rank, dims);
     if (header_len == 0 || nbytes > SIZE_MAX - header_len)
         return fail(err, err_size, "output too large for this machine");
-    tmp_size = strlen(path) + sizeof ".tmp.XXXXXX";
-    out->path = strdup(path);
+    if (stat(path, &st) == 0) {
+        /* Replace only regular files: renaming over /dev/null or a directory is never meant. */
+        if (S_ISDIR(st.st_mode)) return fail(err, err_size, "is a directory");
+        if (!S_ISREG(st.st_mode)) return fail(err, err_size, "exists and is not a regular file");
+    }
+    /* Through a symbolic link, write the file it points to and keep the link. */
+    out->path = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+    if (out->path == NULL) out->path = strdup(path);
+    if (out->path == NULL) return fail(err, err_size, "out of memory");
+    tmp_size = strlen(out->path) + sizeof ".tmp.XXXXXX";
     out->tmp_path = malloc(tmp_size);
-    if (out->path == NULL || out->tmp_path == NULL) {
+    if (out->tmp_path == NULL) {
         npy_output_discard(out);
         return fail(err, err_size, "out of memory");
     }
-    snprintf(out->tmp_path, tmp_size, "%s.tmp.XXXXXX", path);
+    snprintf(out->tmp_path, tmp_size, "%s.tmp.XXXXXX", out->path);
 
     watch_signals();
     out->fd = mkstemp(out->tmp_path);

@@ -24,7 +24,6 @@ static const char general[] =
     "value, or an attribute the chosen opset does not have.\n";
 
 static const char common[] =
-    "  --opset=N                ONNX opset of the operator (default 13)\n"
     "  --backend=auto|opencl|cpu\n"
     "                           where to run (default auto: OpenCL when a device works, else\n"
     "                           the CPU; CLMAX_BACKEND=opencl|cpu overrides auto)\n"
@@ -54,7 +53,9 @@ static const char argmax[] =
     "  --axis=N                 the axis to reduce; negative counts from the end (default 0)\n"
     "  --keepdims=0|1           1 keeps the reduced axis with length 1, 0 drops it (default 1)\n"
     "  --select-last-index=0|1  ties go to the last index (opset 12 and 13; default 0)\n"
-    "                           opsets: 1, 11, 12, 13\n";
+    "  --opset=N                the ONNX opset: 1, 11, 12 or 13 (default 13); the defaults\n"
+    "                           above are those of the opset, and an option the opset does\n"
+    "                           not have is refused\n";
 
 static const char hardmax[] =
     "Usage: clmax hardmax IN.npy OUT.npy [--axis=N] [--opset=N] [--backend=auto|opencl|cpu]\n"
@@ -68,7 +69,7 @@ static const char hardmax[] =
     "  --axis=N                 opset 13: the axis (default -1); opsets 1 and 11: the input is\n"
     "                           seen as 2-D, [product of dims before axis, product of the rest]\n"
     "                           (default 1). Negative counts from the end.\n"
-    "                           opsets: 1, 11, 13\n";
+    "  --opset=N                the ONNX opset: 1, 11 or 13 (default 13)\n";
 
 static const char devices[] =
     "Usage: clmax devices [--backend=auto|opencl|cpu] [--device=SEL]\n"
@@ -79,7 +80,8 @@ static const char devices[] =
     "\n"
     "Options:\n"
     "  --backend=auto|opencl|cpu  the backend to ask for (default auto)\n"
-    "  --device=SEL             a device selector to try, as for argmax\n"
+    "  --device=SEL             a device selector to try, as for argmax (it means\n"
+    "                           --backend=opencl unless --backend is given)\n"
     "  -h, --help               print this help\n"
     "Exit status: 0 success; 1 the chosen backend or device could not start; 2 bad usage.\n";
 
