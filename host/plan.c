@@ -11,6 +11,7 @@
 #define MIN_SEG_WG 4096       /* shortest segment of a row worth a work-group */
 #define MIN_SEG_ITEM 1024     /* shortest segment worth a work-item of its own */
 #define FORCED_SPLIT_SEGMENTS 5
+#define MAX_VEC_SEGMENT 0xFFFFFFFFull
 
 static size_t pow2_floor(size_t v)
 {
@@ -35,35 +36,47 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
                                    : (wg_limit < GPU_WG ? wg_limit : GPU_WG));
     pl.nseg = 1;
 
-    uint64_t lanes = rows * inner; /* independent outputs of the box */
-    uint64_t want, min_seg;
+    /* Forced ROWS on a CPU device takes the per-item kernel for contiguous rows and the tree for
+     * strided ones, so that the tests reach every kernel on PoCL. */
     if (forced == CLMAX_STRATEGY_ROWS) {
-        pl.kernel = CLMAX_KERNEL_ROWS_WG;
+        pl.kernel = dev->is_cpu && inner == 1 ? CLMAX_KERNEL_ROWS_WI : CLMAX_KERNEL_ROWS_WG;
     } else if (forced == CLMAX_STRATEGY_STRIDED) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
+    } else if (dev->is_cpu) {
+        pl.kernel = inner == 1 ? CLMAX_KERNEL_ROWS_VEC : CLMAX_KERNEL_STRIDED_BLK;
     } else if (inner > 1) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
-    } else if (dev->is_cpu || n < GPU_SHORT_ROW) {
-        pl.kernel = CLMAX_KERNEL_ROWS_WI;
     } else {
-        pl.kernel = CLMAX_KERNEL_ROWS_WG;
+        pl.kernel = n < GPU_SHORT_ROW ? CLMAX_KERNEL_ROWS_WI : CLMAX_KERNEL_ROWS_WG;
     }
 
+    /* Independent outputs the kernel spreads over work-items (or work-groups), and how many it
+     * wants to fill the device. */
+    uint64_t units = rows * inner, want, min_seg;
     if (pl.kernel == CLMAX_KERNEL_ROWS_WG) {
-        want = 4 * cu; /* work-groups */
+        want = 4 * cu;
         min_seg = MIN_SEG_WG;
+    } else if (dev->is_cpu) {
+        if (pl.kernel == CLMAX_KERNEL_STRIDED_BLK) units = rows * ceil_div(inner, CLMAX_LANE_BLOCK);
+        want = cu * CPU_ITEMS_PER_CU;
+        min_seg = MIN_SEG_ITEM;
     } else {
-        want = cu * (dev->is_cpu ? CPU_ITEMS_PER_CU : GPU_ITEMS_PER_CU);
+        want = cu * GPU_ITEMS_PER_CU;
         min_seg = MIN_SEG_ITEM;
     }
-    if (forced == CLMAX_STRATEGY_AUTO && lanes < want && n >= 2 * min_seg) {
-        pl.nseg = ceil_div(want, lanes);
+    if (forced == CLMAX_STRATEGY_AUTO && units < want && n >= 2 * min_seg) {
+        pl.nseg = ceil_div(want, units);
         if (pl.nseg > n / min_seg) pl.nseg = n / min_seg;
     }
     if (forced == CLMAX_STRATEGY_SPLIT && n >= 2)
         pl.nseg = n < FORCED_SPLIT_SEGMENTS ? n : FORCED_SPLIT_SEGMENTS;
+    /* The vector kernels keep 32-bit indices relative to a segment. */
+    if ((pl.kernel == CLMAX_KERNEL_ROWS_VEC || pl.kernel == CLMAX_KERNEL_STRIDED_BLK) &&
+        n / (pl.nseg ? pl.nseg : 1) >= MAX_VEC_SEGMENT)
+        pl.nseg = n / MAX_VEC_SEGMENT + 1;
     if (pl.nseg < 1) pl.nseg = 1;
     pl.seg_len = ceil_div(n, pl.nseg);
     pl.nseg = ceil_div(n, pl.seg_len); /* no empty segment */
+    pl.items = units * pl.nseg;
     return pl;
 }

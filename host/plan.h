@@ -14,16 +14,21 @@ typedef struct clmax_device_info {
 } clmax_device_info;
 
 typedef enum clmax_kernel_kind {
-    CLMAX_KERNEL_ROWS_WI, /* a (row, segment) per work-item */
-    CLMAX_KERNEL_ROWS_WG, /* a (row, segment) per work-group, tree in local memory */
-    CLMAX_KERNEL_STRIDED  /* work-items along inner */
+    CLMAX_KERNEL_ROWS_WI,    /* a (row, segment) per work-item */
+    CLMAX_KERNEL_ROWS_WG,    /* a (row, segment) per work-group, tree in local memory */
+    CLMAX_KERNEL_STRIDED,    /* work-items along inner */
+    CLMAX_KERNEL_ROWS_VEC,   /* CPU devices: a (row, segment) per work-item in vector lanes */
+    CLMAX_KERNEL_STRIDED_BLK /* CPU devices: a block of CLMAX_LANE_BLOCK inner lanes per item */
 } clmax_kernel_kind;
+
+#define CLMAX_LANE_BLOCK 256 /* kernels/argmax.cl LB */
 
 typedef struct clmax_plan {
     clmax_kernel_kind kernel;
     uint64_t nseg;    /* axis segments; > 1 needs the combine pass */
     uint64_t seg_len; /* elements of the axis per segment */
     size_t wg;        /* work-group size of ROWS_WG (power of two); local size hint otherwise */
+    uint64_t items;   /* work-items of the reduce kernel (independent outputs x segments) */
 } clmax_plan;
 
 /* Plan a box of [rows, n, inner] (all >= 1). forced != AUTO overrides the choice of strategy. */

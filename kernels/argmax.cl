@@ -246,3 +246,200 @@ __kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
     }
     finish(bk, bi, q, 0, 1, flags, n, inner, part, state, out, out_off);
 }
+
+/* ---- CPU devices: explicit vectors ---------------------------------------------------------
+ * PoCL runs the work-items of a group one after another and vectorises only innermost loops, so
+ * a kernel whose loop carries a dependency (the running best) runs scalar. These kernels keep VW
+ * running (key, index) pairs in vector lanes instead: lane l sees every VW-th element (rows) or
+ * one lane of the inner dimension (strided); indices are 32-bit and relative to the segment (the
+ * host keeps segments under 2^32); the lanes are merged with BETTER at the end, which gives the
+ * answer of a sequential scan.
+ */
+#ifndef KEY64
+#define KEY64 0
+#endif
+#ifndef VW
+#if KEY64
+#define VW 4
+#else
+#define VW 8
+#endif
+#endif
+#ifndef LB
+#define LB 256 /* inner lanes per work-item of reduce_strided_blk, a multiple of VW */
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define RAWV CAT(RAW_T, VW)
+#define KEYV CAT(KEY_T, VW)
+#define IDXV CAT(uint, VW)
+#define VLOAD CAT(vload, VW)
+#define VSTORE CAT(vstore, VW)
+#define VKEY(x_) CAT(v, KEYFN)(x_)
+#if KEY64
+#define KMASK CAT(long, VW)
+#define IDX_MASK(m) CAT(convert_int, VW)(m)
+#define KEY_CONVERT(x_) CAT(convert_ulong, VW)(x_)
+#define AS_KEYV(x_) CAT(as_ulong, VW)(x_)
+#else
+#define KMASK CAT(int, VW)
+#define IDX_MASK(m) (m)
+#define KEY_CONVERT(x_) CAT(convert_uint, VW)(x_)
+#define AS_KEYV(x_) CAT(as_uint, VW)(x_)
+#endif
+#if VW == 8
+#define LANE_IDS ((IDXV)(0, 1, 2, 3, 4, 5, 6, 7))
+#elif VW == 4
+#define LANE_IDS ((IDXV)(0, 1, 2, 3))
+#else
+#error "VW must be 4 or 8"
+#endif
+
+/* Vector keys: the scalar maps written with lane masks (a vector comparison gives -1 where
+ * true). */
+#if KEY64
+KEYV vkey_f64(RAWV v)
+{
+    KEYV u = KEY_CONVERT(v);
+    KEYV a = u & 0x7FFFFFFFFFFFFFFFul;
+    u &= AS_KEYV(a != (KEYV)0);
+    KEYV s = (KEYV)0 - (u >> 63);
+    return (u ^ (s | 0x8000000000000000ul)) | AS_KEYV(a > (KEYV)0x7FF0000000000000ul);
+}
+#define vkey_u64(x_) KEY_CONVERT(x_)
+#define vkey_i64(x_) (KEY_CONVERT(x_) ^ 0x8000000000000000ul)
+#else
+KEYV vkey_f32(RAWV v)
+{
+    KEYV u = KEY_CONVERT(v);
+    KEYV a = u & 0x7FFFFFFFu;
+    u &= AS_KEYV(a != (KEYV)0);
+    KEYV s = (KEYV)0 - (u >> 31);
+    return (u ^ (s | 0x80000000u)) | AS_KEYV(a > (KEYV)0x7F800000u);
+}
+#define VKEY16(name, INF)                                                                          \
+    KEYV name(RAWV v)                                                                              \
+    {                                                                                              \
+        KEYV u = KEY_CONVERT(v);                                                                   \
+        KEYV a = u & 0x7FFFu;                                                                      \
+        u &= AS_KEYV(a != (KEYV)0);                                                                \
+        KEYV s = (KEYV)0 - (u >> 15);                                                              \
+        return ((u ^ (s | 0x8000u)) | AS_KEYV(a > (KEYV)(INF))) & 0xFFFFu;                        \
+    }
+VKEY16(vkey_f16, 0x7C00u)
+VKEY16(vkey_bf16, 0x7F80u)
+#define vkey_u8(x_) KEY_CONVERT(x_)
+#define vkey_i8(x_) (KEY_CONVERT(x_) ^ 0x80u)
+#define vkey_u16(x_) KEY_CONVERT(x_)
+#define vkey_i16(x_) (KEY_CONVERT(x_) ^ 0x8000u)
+#define vkey_u32(x_) KEY_CONVERT(x_)
+#define vkey_i32(x_) (KEY_CONVERT(x_) ^ 0x80000000u)
+#endif
+
+/* One step of VW running pairs: element keys k at relative index vector j. */
+#define VSTEP(vk, vi, k, j)                                                                        \
+    do {                                                                                           \
+        KMASK up_ = REPLACES(k, vk);                                                               \
+        vk = select(vk, k, up_);                                                                   \
+        vi = select(vi, j, IDX_MASK(up_));                                                         \
+    } while (0)
+
+/* Merges VW lane pairs (indices relative to base) into (*bk, *bi). */
+void merge_lanes(KEYV vk, IDXV vi, ulong base, KEY_T *bk, ulong *bi)
+{
+    KEY_T ka[VW];
+    uint ia[VW];
+    VSTORE(vk, 0, ka);
+    VSTORE(vi, 0, ia);
+    for (int l = 0; l < VW; l++) {
+        if (BETTER(ka[l], base + ia[l], *bk, *bi)) {
+            *bk = ka[l];
+            *bi = base + ia[l];
+        }
+    }
+}
+
+/* Contiguous rows (inner == 1), one (row, segment) per work-item, VW elements a step. */
+__kernel void reduce_rows_vec(REDUCE_ARGS)
+{
+    ulong g = get_global_id(0);
+    if (g >= count * nseg) return;
+    ulong q = g / nseg, seg = g % nseg;
+    ulong b = seg * seg_len;
+    uint len = (uint)(min(n, b + seg_len) - b);
+    __global const RAW_T *p = x + x_off + q * n + b;
+    KEY_T bk = KEY(p[0]);
+    ulong bi = 0;
+    uint j = 1;
+    if (len >= 2 * VW) {
+        KEYV vk = VKEY(VLOAD(0, p));
+        IDXV vi = LANE_IDS;
+        for (j = VW; j + VW <= len; j += VW) {
+            KEYV k = VKEY(VLOAD(0, p + j));
+            VSTEP(vk, vi, k, (IDXV)j + LANE_IDS);
+        }
+        bk = 0;
+        bi = EMPTY_IDX;
+        merge_lanes(vk, vi, 0, &bk, &bi);
+    }
+    for (; j < len; j++) { /* the tail comes after every lane's elements */
+        KEY_T k = KEY(p[j]);
+        if (REPLACES(k, bk)) {
+            bk = k;
+            bi = j;
+        }
+    }
+    FINISH(bk, j0 + b + bi, q, seg);
+}
+
+/* A strided axis: one work-item per (LB lanes, row, segment), scanning the segment row by row so
+ * every read is a contiguous run of LB elements; VW lanes a step, the last few one at a time. */
+__kernel void reduce_strided_blk(REDUCE_ARGS)
+{
+    ulong lane0 = get_global_id(0) * LB;
+    ulong g = get_global_id(1);
+    if (lane0 >= inner || g >= count * nseg) return;
+    ulong row = g / nseg, seg = g % nseg;
+    ulong b = seg * seg_len;
+    uint len = (uint)(min(n, b + seg_len) - b);
+    uint lanes = (uint)min((ulong)LB, inner - lane0);
+    uint nv = lanes / VW;
+    __global const RAW_T *p = x + x_off + (row * n + b) * inner + lane0;
+    KEYV vk[LB / VW];
+    IDXV vi[LB / VW];
+    KEY_T sk[VW];
+    uint si[VW];
+    for (uint v = 0; v < nv; v++) {
+        vk[v] = VKEY(VLOAD(v, p));
+        vi[v] = (IDXV)0;
+    }
+    for (uint l = nv * VW; l < lanes; l++) {
+        sk[l - nv * VW] = KEY(p[l]);
+        si[l - nv * VW] = 0;
+    }
+    for (uint j = 1; j < len; j++) {
+        __global const RAW_T *r = p + (ulong)j * inner;
+        for (uint v = 0; v < nv; v++) {
+            KEYV k = VKEY(VLOAD(v, r));
+            VSTEP(vk[v], vi[v], k, (IDXV)j);
+        }
+        for (uint l = nv * VW; l < lanes; l++) {
+            KEY_T k = KEY(r[l]);
+            if (REPLACES(k, sk[l - nv * VW])) {
+                sk[l - nv * VW] = k;
+                si[l - nv * VW] = j;
+            }
+        }
+    }
+    for (uint v = 0; v < nv; v++) {
+        KEY_T ka[VW];
+        uint ia[VW];
+        VSTORE(vk[v], 0, ka);
+        VSTORE(vi[v], 0, ia);
+        for (int l = 0; l < VW; l++)
+            FINISH(ka[l], j0 + b + ia[l], row * inner + lane0 + v * VW + l, seg);
+    }
+    for (uint l = nv * VW; l < lanes; l++)
+        FINISH(sk[l - nv * VW], j0 + b + si[l - nv * VW], row * inner + lane0 + l, seg);
+}

@@ -65,6 +65,25 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
         global[0] = round_up((size_t)b->inner, local[0]);
         global[1] = (size_t)(b->rows * pl->nseg);
         dims = 2;
+    } else if (pl->kernel == CLMAX_KERNEL_STRIDED_BLK || pl->kernel == CLMAX_KERNEL_ROWS_VEC) {
+        /* One long vector loop per work-item: groups small enough to spread over the cores. */
+        int blk = pl->kernel == CLMAX_KERNEL_STRIDED_BLK;
+        k = blk ? prog->strided_blk : prog->rows_vec;
+        st = set_reduce_args(k, b, blk ? b->rows : nq, pl);
+        size_t items = (size_t)pl->items, cu = cl->info.compute_units;
+        size_t per = items / (4 * cu);
+        local[0] = per < 1 ? 1 : per > wg ? wg : pow2_ceil(per + 1) / 2;
+        local[1] = 1;
+        if (blk) {
+            size_t blocks = (size_t)((b->inner + CLMAX_LANE_BLOCK - 1) / CLMAX_LANE_BLOCK);
+            local[1] = local[0];
+            local[0] = 1;
+            global[0] = blocks;
+            global[1] = round_up((size_t)(b->rows * pl->nseg), local[1]);
+            dims = 2;
+        } else {
+            global[0] = round_up((size_t)(nq * pl->nseg), local[0]);
+        }
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_WG) {
         k = prog->rows_wg;
         st = set_reduce_args(k, b, nq, pl);

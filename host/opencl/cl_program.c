@@ -70,6 +70,8 @@ static void release_one(clmax_cl_program *p)
     if (p->rows_wg) CL(ReleaseKernel)(p->rows_wg);
     if (p->strided) CL(ReleaseKernel)(p->strided);
     if (p->combine) CL(ReleaseKernel)(p->combine);
+    if (p->rows_vec) CL(ReleaseKernel)(p->rows_vec);
+    if (p->strided_blk) CL(ReleaseKernel)(p->strided_blk);
     if (p->program) CL(ReleaseProgram)(p->program);
     memset(p, 0, sizeof *p);
 }
@@ -156,9 +158,10 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_
     const char *raw, *key, *fn;
     type_defines(type, &raw, &key, &fn);
     char options[256];
-    int n = snprintf(options, sizeof options,
-                     "-DRAW_T=%s -DKEY_T=%s -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d", raw, key,
-                     fn, last ? 1 : 0, wg, (int)mode);
+    int n = snprintf(
+        options, sizeof options,
+        "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d", raw,
+        key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode, CLMAX_LANE_BLOCK);
     if (mode == CLMAX_OUT_HARDMAX)
         snprintf(options + n, sizeof options - (size_t)n, " -DONE_BITS=0x%lXul", one_bits(type));
     for (int i = 0; i < cl->nprograms; i++) {
@@ -203,10 +206,9 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_
     struct {
         const char *name;
         cl_kernel *k;
-    } ks[] = {{"reduce_rows_wi", &p.rows_wi},
-              {"reduce_rows_wg", &p.rows_wg},
-              {"reduce_strided", &p.strided},
-              {"combine", &p.combine}};
+    } ks[] = {{"reduce_rows_wi", &p.rows_wi},   {"reduce_rows_wg", &p.rows_wg},
+              {"reduce_strided", &p.strided},   {"combine", &p.combine},
+              {"reduce_rows_vec", &p.rows_vec}, {"reduce_strided_blk", &p.strided_blk}};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         *ks[i].k = CL(CreateKernel)(p.program, ks[i].name, &err);
         if (*ks[i].k == NULL) {
