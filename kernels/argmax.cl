@@ -418,17 +418,29 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         sk[l - nv * VW] = KEY(p[l]);
         si[l - nv * VW] = 0;
     }
-    for (uint j = 1; j < len; j++) {
-        __global const RAW_T *r = p + (ulong)j * inner;
-        for (uint v = 0; v < nv; v++) {
-            KEYV k = VKEY(VLOAD(v, r));
-            VSTEP(vk[v], vi[v], k, (IDXV)j);
+    if (nv == LB / VW) {
+        /* A full block: a constant trip count lets the compiler keep the pairs in registers. */
+        for (uint j = 1; j < len; j++) {
+            __global const RAW_T *r = p + (ulong)j * inner;
+#pragma unroll
+            for (uint v = 0; v < LB / VW; v++) {
+                KEYV k = VKEY(VLOAD(v, r));
+                VSTEP(vk[v], vi[v], k, (IDXV)j);
+            }
         }
-        for (uint l = nv * VW; l < lanes; l++) {
-            KEY_T k = KEY(r[l]);
-            if (REPLACES(k, sk[l - nv * VW])) {
-                sk[l - nv * VW] = k;
-                si[l - nv * VW] = j;
+    } else {
+        for (uint j = 1; j < len; j++) {
+            __global const RAW_T *r = p + (ulong)j * inner;
+            for (uint v = 0; v < nv; v++) {
+                KEYV k = VKEY(VLOAD(v, r));
+                VSTEP(vk[v], vi[v], k, (IDXV)j);
+            }
+            for (uint l = nv * VW; l < lanes; l++) {
+                KEY_T k = KEY(r[l]);
+                if (REPLACES(k, sk[l - nv * VW])) {
+                    sk[l - nv * VW] = k;
+                    si[l - nv * VW] = j;
+                }
             }
         }
     }

@@ -552,3 +552,63 @@ BACKEND_TEST(argmax, long_axes_integer, .timeout = 300)
     };
     long_axes(backend, cases, sizeof cases / sizeof cases[0]);
 }
+
+/* ---- Buffers aligned only to their element size -------------------------------------------- */
+
+BACKEND_TEST(argmax, unaligned_buffers, .timeout = 120)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 10);
+    static const shape shapes[] = {{2, {3, 1001}}, {3, {2, 700, 3}}, {1, {5}}, {2, {129, 2}}};
+    for (int t = 0; t < TEST_NUM_TYPES; t++) {
+        clmax_type type = test_all_types[t];
+        size_t es = ref_type_size(type);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            clmax_tensor_desc d = test_desc(type, shapes[s].rank, shapes[s].dims);
+            uint64_t count = output_count(&d);
+            for (size_t shift = 1; shift <= 3; shift += 2) {
+                /* x starts shift elements into a malloc'd block: aligned to es, no more */
+                unsigned char *block = test_malloc((count + 4) * es);
+                void *x = block + shift * es;
+                fill_tensor(type, x, count, FILL_FEW, &rng);
+                clmax_argmax_attrs a;
+                clmax_argmax_attrs_init(&a, 13);
+                a.axis = d.rank - 1;
+                check_argmax(ctx, "x aligned to its element size only", &d, x, &a);
+                a.axis = 0;
+                a.select_last_index = 1;
+                check_argmax(ctx, "x aligned to its element size only", &d, x, &a);
+
+                /* y at an odd multiple of 8 bytes too */
+                clmax_tensor_desc out;
+                cr_assert_eq(clmax_argmax_output_desc(&d, &a, &out), CLMAX_OK);
+                uint64_t outs = output_count(&out);
+                int64_t *yblock = test_malloc((outs + 2) * sizeof(int64_t));
+                int64_t *expect = test_malloc(outs * sizeof(int64_t));
+                cr_assert_eq(ref_argmax(&d, x, &a, expect), CLMAX_OK);
+                clmax_status st = clmax_argmax(ctx, &d, x, &a, yblock + 1);
+                cr_assert_eq(st, CLMAX_OK, "%s", clmax_last_error());
+                for (uint64_t e = 0; e < outs; e++)
+                    cr_assert_eq(yblock[1 + e], expect[e], "%s unaligned y[%llu]",
+                                 test_type_str(type), (unsigned long long)e);
+                if (ref_hardmax_takes_type(type, 13)) {
+                    unsigned char *hblock = test_malloc((count + 4) * es);
+                    unsigned char *hexp = test_malloc(count * es);
+                    clmax_hardmax_attrs h = {13, -1};
+                    cr_assert_eq(ref_hardmax(&d, x, &h, hexp), CLMAX_OK);
+                    st = clmax_hardmax(ctx, &d, x, &h, hblock + es);
+                    cr_assert_eq(st, CLMAX_OK, "%s", clmax_last_error());
+                    cr_assert(memcmp(hblock + es, hexp, count * es) == 0, "%s unaligned hardmax",
+                              test_type_str(type));
+                    free(hblock);
+                    free(hexp);
+                }
+                free(yblock);
+                free(expect);
+                free(block);
+            }
+        }
+    }
+    clmax_context_destroy(ctx);
+}

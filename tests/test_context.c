@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,28 @@ Test(context, environment_backend)
     clmax_context_destroy(ctx);
 }
 
+/* In auto mode a device selector that matches nothing is a failure to bring up OpenCL: the CPU
+ * path takes over. Forcing OpenCL with it fails. */
+Test(context, auto_with_unmatched_selector)
+{
+    if (!backend_enabled(CLMAX_BACKEND_CPU)) cr_skip_test("CPU backend not selected");
+    setenv("CLMAX_DEVICE", "no such device, surely 7c1f", 1);
+    unsetenv("CLMAX_BACKEND");
+    clmax_context *ctx = NULL;
+    clmax_status st = clmax_context_create(NULL, &ctx);
+    cr_assert_eq(st, CLMAX_OK, "%s: %s", clmax_status_string(st), clmax_last_error());
+    cr_assert_eq(clmax_context_backend(ctx), CLMAX_BACKEND_CPU);
+    clmax_context_destroy(ctx);
+
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.backend = CLMAX_BACKEND_OPENCL;
+    st = clmax_context_create(&o, &ctx);
+    cr_assert(st == CLMAX_ERROR_NO_DEVICE || st == CLMAX_ERROR_INVALID_ARGUMENT,
+              "CLMAX_DEVICE matching nothing, OpenCL forced: %d (%s)", (int)st,
+              clmax_status_string(st));
+}
+
 /* The testing aids in the environment keep answers exact. */
 BACKEND_TEST(context, environment_testing_aids, .timeout = 120)
 {
@@ -326,4 +349,88 @@ Test(no_opencl, forced_opencl_fails)
     cr_assert_eq(st, CLMAX_ERROR_NO_DEVICE, "%d (%s): %s", (int)st, clmax_status_string(st),
                  clmax_last_error());
     cr_assert(clmax_last_error()[0] != 0);
+}
+
+/* ---- Threads, each with its own context ---------------------------------------------------- */
+
+typedef struct thread_job {
+    clmax_backend backend;
+    uint64_t seed;
+    int mismatches;
+    clmax_status status;
+    char message[256];
+} thread_job;
+
+static void *thread_run(void *arg)
+{
+    thread_job *job = arg;
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.backend = job->backend;
+    clmax_context *ctx = NULL;
+    job->status = clmax_context_create(&o, &ctx);
+    if (job->status != CLMAX_OK) {
+        snprintf(job->message, sizeof job->message, "create: %s", clmax_last_error());
+        return NULL;
+    }
+    test_rng rng;
+    rng_seed(&rng, job->seed);
+    for (int c = 0; c < 40 && job->status == CLMAX_OK && job->mismatches == 0; c++) {
+        clmax_type type = test_all_types[rng_below(&rng, TEST_NUM_TYPES)];
+        int64_t dims[3] = {1 + (int64_t)rng_below(&rng, 20), 1 + (int64_t)rng_below(&rng, 3000),
+                           1 + (int64_t)rng_below(&rng, 4)};
+        clmax_tensor_desc d = test_desc(type, 3, dims);
+        uint64_t count = output_count(&d);
+        void *x = malloc(count * ref_type_size(type));
+        int64_t *y = malloc((size_t)(dims[0] * dims[2]) * sizeof *y);
+        int64_t *want = malloc((size_t)(dims[0] * dims[2]) * sizeof *want);
+        if (!x || !y || !want) {
+            job->status = CLMAX_ERROR_OUT_OF_MEMORY;
+        } else {
+            fill_tensor(type, x, count, (fill_mode)(c % FILL_MODES), &rng);
+            clmax_argmax_attrs a;
+            clmax_argmax_attrs_init(&a, 13);
+            a.axis = 1;
+            a.select_last_index = c & 1;
+            ref_argmax(&d, x, &a, want);
+            job->status = clmax_argmax(ctx, &d, x, &a, y);
+            if (job->status != CLMAX_OK)
+                snprintf(job->message, sizeof job->message, "argmax: %s", clmax_last_error());
+            for (int64_t e = 0; job->status == CLMAX_OK && e < dims[0] * dims[2]; e++)
+                if (y[e] != want[e]) {
+                    job->mismatches++;
+                    snprintf(job->message, sizeof job->message,
+                             "%s [%lld,%lld,%lld] axis 1 sli %d: y[%lld] = %lld, expected %lld",
+                             test_type_str(type), (long long)dims[0], (long long)dims[1],
+                             (long long)dims[2], c & 1, (long long)e, (long long)y[e],
+                             (long long)want[e]);
+                    break;
+                }
+        }
+        free(x);
+        free(y);
+        free(want);
+    }
+    clmax_context_destroy(ctx);
+    return NULL;
+}
+
+BACKEND_TEST(context, threads, .timeout = 120)
+{
+    clmax_context_destroy(test_context_open(backend, NULL)); /* skips without the backend */
+    enum { N = 3 };
+    pthread_t th[N];
+    thread_job jobs[N];
+    memset(jobs, 0, sizeof jobs);
+    for (int i = 0; i < N; i++) {
+        jobs[i].backend = backend;
+        jobs[i].seed = 700 + (uint64_t)i;
+        cr_assert_eq(pthread_create(&th[i], NULL, thread_run, &jobs[i]), 0);
+    }
+    for (int i = 0; i < N; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < N; i++) {
+        cr_assert_eq(jobs[i].status, CLMAX_OK, "thread %d: %s", i, jobs[i].message);
+        cr_assert_eq(jobs[i].mismatches, 0, "thread %d: %s", i, jobs[i].message);
+    }
 }
