@@ -31,6 +31,7 @@
 
 typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, uint64_t *bk,
                        uint64_t *bi);
+typedef void (*short_rows_fn)(const void *x, uint64_t rows, uint64_t n, int last, int64_t *out);
 typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
                          int last, uint64_t *bk, uint64_t *bi);
 
@@ -67,6 +68,27 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         }                                                                                          \
         *bk_out = bk;                                                                              \
         *bi_out = bi;                                                                              \
+    }                                                                                              \
+    CLMAX_CPU_CLONES static void short_rows_##name(const void *xv, uint64_t rows, uint64_t n,      \
+                                                   int last, int64_t *out)                         \
+    {                                                                                              \
+        const raw_t *x = xv;                                                                       \
+        for (uint64_t r = 0; r < rows; r++, x += n) {                                              \
+            key_t m = 0;                                                                           \
+            for (uint64_t j = 0; j < n; j++) {                                                     \
+                key_t k = KEY(x[j]);                                                               \
+                m = k > m ? k : m;                                                                 \
+            }                                                                                      \
+            uint64_t j;                                                                            \
+            if (last) {                                                                            \
+                for (j = n - 1; j > 0 && KEY(x[j]) != m; j--) {                                    \
+                }                                                                                  \
+            } else {                                                                               \
+                for (j = 0; j < n - 1 && KEY(x[j]) != m; j++) {                                    \
+                }                                                                                  \
+            }                                                                                      \
+            out[r] = (int64_t)j;                                                                   \
+        }                                                                                          \
     }                                                                                              \
     CLMAX_CPU_CLONES static void lanes_##name(const void *xv, uint64_t inner, uint64_t lanes,      \
                                               uint64_t j0, uint64_t j1, int last,                  \
@@ -117,57 +139,54 @@ DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64)
 DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64)
 DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64)
 
-static void pick_fns(clmax_type t, row_fn *row, lanes_fn *lanes)
+typedef struct type_fns {
+    row_fn row;
+    lanes_fn lanes;
+    short_rows_fn short_rows;
+} type_fns;
+
+static type_fns pick_fns(clmax_type t)
 {
+#define FNS(name)                                                                                  \
+    (type_fns)                                                                                     \
+    {                                                                                              \
+        row_##name, lanes_##name, short_rows_##name                                                \
+    }
     switch (t) {
     case CLMAX_TYPE_UINT8:
-        *row = row_u8, *lanes = lanes_u8;
-        break;
+        return FNS(u8);
     case CLMAX_TYPE_INT8:
-        *row = row_i8, *lanes = lanes_i8;
-        break;
+        return FNS(i8);
     case CLMAX_TYPE_UINT16:
-        *row = row_u16, *lanes = lanes_u16;
-        break;
+        return FNS(u16);
     case CLMAX_TYPE_INT16:
-        *row = row_i16, *lanes = lanes_i16;
-        break;
+        return FNS(i16);
     case CLMAX_TYPE_FLOAT16:
-        *row = row_f16, *lanes = lanes_f16;
-        break;
+        return FNS(f16);
     case CLMAX_TYPE_BFLOAT16:
-        *row = row_bf16, *lanes = lanes_bf16;
-        break;
+        return FNS(bf16);
     case CLMAX_TYPE_UINT32:
-        *row = row_u32, *lanes = lanes_u32;
-        break;
+        return FNS(u32);
     case CLMAX_TYPE_INT32:
-        *row = row_i32, *lanes = lanes_i32;
-        break;
+        return FNS(i32);
     case CLMAX_TYPE_FLOAT32:
-        *row = row_f32, *lanes = lanes_f32;
-        break;
+        return FNS(f32);
     case CLMAX_TYPE_UINT64:
-        *row = row_u64, *lanes = lanes_u64;
-        break;
+        return FNS(u64);
     case CLMAX_TYPE_INT64:
-        *row = row_i64, *lanes = lanes_i64;
-        break;
+        return FNS(i64);
     case CLMAX_TYPE_FLOAT64:
-        *row = row_f64, *lanes = lanes_f64;
-        break;
-    default:
-        *row = NULL, *lanes = NULL;
-        break;
+        return FNS(f64);
     }
+#undef FNS
+    return (type_fns){NULL, NULL, NULL};
 }
 
 typedef struct job {
     const clmax_problem *p;
     const char *x;
     int64_t *idx;
-    row_fn row;
-    lanes_fn lanes;
+    type_fns fn;
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
     atomic_uint_fast64_t next;
@@ -186,13 +205,18 @@ static void run_unit(job *jb, uint64_t u)
     uint64_t lanes = p->inner - i0 < jb->lane_block ? p->inner - i0 : jb->lane_block;
     uint64_t j0 = seg * jb->seg_len;
     uint64_t j1 = j0 + jb->seg_len < p->n ? j0 + jb->seg_len : p->n;
+    if (p->inner == 1 && jb->nseg == 1 && p->n <= ROW_BLOCK) {
+        /* Whole short rows: one call for the unit, no per-row dispatch. */
+        jb->fn.short_rows(jb->x + o0 * p->n * p->esize, o1 - o0, p->n, p->last, jb->idx + o0);
+        return;
+    }
     uint64_t bk[LANE_BLOCK], bi[LANE_BLOCK];
     for (uint64_t o = o0; o < o1; o++) {
         const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
         if (p->inner == 1)
-            jb->row(base, j0, j1, p->last, bk, bi);
+            jb->fn.row(base, j0, j1, p->last, bk, bi);
         else
-            jb->lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi);
+            jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi);
         for (uint64_t l = 0; l < lanes; l++) {
             uint64_t q = o * p->inner + i0 + l;
             if (jb->nseg == 1) {
@@ -222,8 +246,8 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.p = p;
     jb.x = x;
     jb.idx = idx;
-    pick_fns(p->type, &jb.row, &jb.lanes);
-    if (jb.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
+    jb.fn = pick_fns(p->type);
+    if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
 
     int threads = ctx->num_threads > MAX_THREADS ? MAX_THREADS : ctx->num_threads;
     uint64_t total = p->outer * p->n * p->inner;
