@@ -92,10 +92,11 @@ static clmax_status check_axis(int64_t axis, int rank, int *out)
     return CLMAX_OK;
 }
 
-/* Everything ArgMax checks, and the canonical problem. */
+/* Everything ArgMax (and ArgMin, min != 0) checks, and the canonical problem. */
 clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argmax_attrs *attrs,
-                                  clmax_problem *p, uint64_t *count, int *axis)
+                                  int min, clmax_problem *p, uint64_t *count, int *axis)
 {
+    const char *name = min ? "ArgMin" : "ArgMax";
     CHECK_ARG(in != NULL, "input descriptor is NULL");
     clmax_argmax_attrs def;
     if (attrs == NULL) {
@@ -105,14 +106,14 @@ clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argma
     int op = attrs->opset;
     if (op != 1 && op != 11 && op != 12 && op != 13)
         return clmax_fail(CLMAX_ERROR_UNSUPPORTED_OPSET,
-                          "ArgMax is defined for opsets 1, 11, 12 and 13, not %d", op);
+                          "%s is defined for opsets 1, 11, 12 and 13, not %d", name, op);
     size_t es = clmax_type_size(in->type);
     if (es == 0)
         return clmax_fail(CLMAX_ERROR_UNSUPPORTED_TYPE, "element type %d is not a clmax_type",
                           (int)in->type);
     if (in->type == CLMAX_TYPE_BFLOAT16 && op < 13)
         return clmax_fail(CLMAX_ERROR_UNSUPPORTED_TYPE,
-                          "ArgMax takes bfloat16 from opset 13; opset is %d", op);
+                          "%s takes bfloat16 from opset 13; opset is %d", name, op);
     if (attrs->keepdims != 0 && attrs->keepdims != 1)
         return clmax_fail(CLMAX_ERROR_INVALID_ATTRIBUTE, "keepdims must be 0 or 1, not %d",
                           attrs->keepdims);
@@ -121,8 +122,8 @@ clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argma
                           attrs->select_last_index);
     if (attrs->select_last_index && op < 12)
         return clmax_fail(CLMAX_ERROR_INVALID_ATTRIBUTE,
-                          "select_last_index is an attribute of ArgMax from opset 12; opset is %d",
-                          op);
+                          "select_last_index is an attribute of %s from opset 12; opset is %d",
+                          name, op);
     clmax_status st = check_desc(in, "input", count);
     if (st != CLMAX_OK) return st;
     st = check_axis(attrs->axis, in->rank, axis);
@@ -133,9 +134,10 @@ clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argma
     p->n = (uint64_t)in->dims[*axis];
     p->inner = dims_product(in->dims, *axis + 1, in->rank);
     p->last = attrs->select_last_index;
+    p->min = min;
     if (p->n == 0 && p->outer != 0 && p->inner != 0)
         return clmax_fail(CLMAX_ERROR_EMPTY_AXIS,
-                          "ArgMax over axis %d of length 0 would have to produce %llu indices",
+                          "%s over axis %d of length 0 would have to produce %llu indices", name,
                           *axis, (unsigned long long)(p->outer * p->inner));
     return CLMAX_OK;
 }
@@ -182,6 +184,7 @@ clmax_status clmax_hardmax_prepare(const clmax_tensor_desc *in, const clmax_hard
         p->inner = dims_product(in->dims, axis + 1, in->rank);
     }
     p->last = 0;
+    p->min = 0;
     return CLMAX_OK;
 }
 
@@ -193,7 +196,7 @@ clmax_status clmax_argmax_output_desc(const clmax_tensor_desc *input,
     clmax_problem p;
     uint64_t count;
     int axis = 0;
-    clmax_status st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
+    clmax_status st = clmax_argmax_prepare(input, attrs, 0, &p, &count, &axis);
     if (st != CLMAX_OK) return st;
     int keep = attrs ? attrs->keepdims : 1;
     clmax_tensor_desc out;
@@ -228,19 +231,61 @@ clmax_status clmax_hardmax_output_desc(const clmax_tensor_desc *input,
     return CLMAX_OK;
 }
 
+/* ArgMax / ArgMin, and the values at the winners when values is not NULL. */
+static clmax_status arg_reduce(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
+                               const clmax_argmax_attrs *attrs, int min, int with_values,
+                               void *values, int64_t *y)
+{
+    CHECK_ARG(ctx != NULL, "context is NULL");
+    clmax_problem p;
+    uint64_t count;
+    int axis;
+    clmax_status st = clmax_argmax_prepare(input, attrs, min, &p, &count, &axis);
+    if (st != CLMAX_OK) return st;
+    if (p.outer == 0 || p.inner == 0) return CLMAX_OK; /* empty output */
+    CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");
+    CHECK_ARG(!with_values || values != NULL, "values is NULL for a non-empty output");
+    st = clmax_reduce(ctx, &p, x, y);
+    if (st != CLMAX_OK || values == NULL) return st;
+    /* The values are copied bit for bit from the winners: a NaN row gives that NaN. */
+    for (uint64_t o = 0; o < p.outer; o++) {
+        for (uint64_t i = 0; i < p.inner; i++) {
+            uint64_t q = o * p.inner + i;
+            uint64_t at = (o * p.n + (uint64_t)y[q]) * p.inner + i;
+            memcpy((char *)values + q * p.esize, (const char *)x + at * p.esize, p.esize);
+        }
+    }
+    return CLMAX_OK;
+}
+
 clmax_status clmax_argmax(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
                           const clmax_argmax_attrs *attrs, int64_t *y)
 {
     clmax_clear_error();
-    CHECK_ARG(ctx != NULL, "context is NULL");
-    clmax_problem p;
-    uint64_t count;
-    int axis = 0;
-    clmax_status st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
-    if (st != CLMAX_OK) return st;
-    if (p.outer == 0 || p.inner == 0) return CLMAX_OK; /* empty output */
-    CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");
-    return clmax_reduce(ctx, &p, x, y);
+    return arg_reduce(ctx, input, x, attrs, 0, 0, NULL, y);
+}
+
+clmax_status clmax_argmin(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
+                          const clmax_argmax_attrs *attrs, int64_t *y)
+{
+    clmax_clear_error();
+    return arg_reduce(ctx, input, x, attrs, 1, 0, NULL, y);
+}
+
+clmax_status clmax_max_with_indices(clmax_context *ctx, const clmax_tensor_desc *input,
+                                    const void *x, const clmax_argmax_attrs *attrs, void *values,
+                                    int64_t *indices)
+{
+    clmax_clear_error();
+    return arg_reduce(ctx, input, x, attrs, 0, 1, values, indices);
+}
+
+clmax_status clmax_min_with_indices(clmax_context *ctx, const clmax_tensor_desc *input,
+                                    const void *x, const clmax_argmax_attrs *attrs, void *values,
+                                    int64_t *indices)
+{
+    clmax_clear_error();
+    return arg_reduce(ctx, input, x, attrs, 1, 1, values, indices);
 }
 
 /* Writes the one-hot rows of `rows` outer slices from their winning indices. */

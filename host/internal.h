@@ -21,12 +21,13 @@ typedef struct clmax_problem {
     uint64_t esize; /* bytes per element */
     uint64_t outer, n, inner;
     int last; /* select_last_index: ties go to the largest index */
+    int min;  /* ArgMin: the smallest value wins (NaN still wins, as in the ONNX reference) */
 } clmax_problem;
 
 /* Every check of an operator call (opset, type, rank, shape, axis, attributes) and the canonical
  * problem. *count receives the input's element count; *axis the non-negative axis. */
 clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argmax_attrs *attrs,
-                                  clmax_problem *p, uint64_t *count, int *axis);
+                                  int min, clmax_problem *p, uint64_t *count, int *axis);
 clmax_status clmax_hardmax_prepare(const clmax_tensor_desc *in, const clmax_hardmax_attrs *attrs,
                                    clmax_problem *p, uint64_t *count);
 

@@ -71,4 +71,57 @@ static inline uint64_t clmax_key_i64(uint64_t u)
     return u ^ 0x8000000000000000ull;
 }
 
+/* ArgMin keys: the order reversed, except that NaN (the all-ones key of a float type) stays the
+ * largest, so the first NaN still wins as in the ONNX reference. Branch-free like the above. */
+#define CLMAX_MIN_FLOAT_KEY(T, k) ((T)(~(k) | (T)((T)0 - (T)((k) == (T) ~(T)0))))
+
+static inline uint16_t clmax_mkey_f16(uint16_t u)
+{
+    return CLMAX_MIN_FLOAT_KEY(uint16_t, clmax_key_f16(u));
+}
+static inline uint16_t clmax_mkey_bf16(uint16_t u)
+{
+    return CLMAX_MIN_FLOAT_KEY(uint16_t, clmax_key_bf16(u));
+}
+static inline uint32_t clmax_mkey_f32(uint32_t u)
+{
+    return CLMAX_MIN_FLOAT_KEY(uint32_t, clmax_key_f32(u));
+}
+static inline uint64_t clmax_mkey_f64(uint64_t u)
+{
+    return CLMAX_MIN_FLOAT_KEY(uint64_t, clmax_key_f64(u));
+}
+static inline uint8_t clmax_mkey_u8(uint8_t u)
+{
+    return (uint8_t)~u;
+}
+static inline uint8_t clmax_mkey_i8(uint8_t u)
+{
+    return (uint8_t)~clmax_key_i8(u);
+}
+static inline uint16_t clmax_mkey_u16(uint16_t u)
+{
+    return (uint16_t)~u;
+}
+static inline uint16_t clmax_mkey_i16(uint16_t u)
+{
+    return (uint16_t)~clmax_key_i16(u);
+}
+static inline uint32_t clmax_mkey_u32(uint32_t u)
+{
+    return ~u;
+}
+static inline uint32_t clmax_mkey_i32(uint32_t u)
+{
+    return ~clmax_key_i32(u);
+}
+static inline uint64_t clmax_mkey_u64(uint64_t u)
+{
+    return ~u;
+}
+static inline uint64_t clmax_mkey_i64(uint64_t u)
+{
+    return ~clmax_key_i64(u);
+}
+
 #endif

@@ -202,6 +202,25 @@ CLMAX_API clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_ty
 CLMAX_API clmax_status clmax_argmax(clmax_context *ctx, const clmax_tensor_desc *input,
                                     const void *x, const clmax_argmax_attrs *attrs, int64_t *y);
 
+/* ONNX ArgMin (opsets 1, 11, 12, 13): as ArgMax, with the same types, attributes, defaults and
+ * output, but the minimum wins. NaN still wins, as in the ONNX reference (numpy's argmin returns
+ * the first NaN): the first NaN, or the last with select_last_index. Ties go to the first index
+ * (last with select_last_index). Output shape: clmax_argmax_output_desc(). */
+CLMAX_API clmax_status clmax_argmin(clmax_context *ctx, const clmax_tensor_desc *input,
+                                    const void *x, const clmax_argmax_attrs *attrs, int64_t *y);
+
+/* The maximum (or minimum) values along the axis and their indices in one pass, as torch.max(x,
+ * dim) returns them. Every ArgMax type; attrs as for ArgMax (axis, keepdims, select_last_index;
+ * NULL means the opset 13 defaults). indices is exactly what clmax_argmax (clmax_argmin) gives;
+ * values has the input's element type and the same shape as indices, and holds the bits of the
+ * winning element (a row with a NaN gives that NaN, with its index). */
+CLMAX_API clmax_status clmax_max_with_indices(clmax_context *ctx, const clmax_tensor_desc *input,
+                                              const void *x, const clmax_argmax_attrs *attrs,
+                                              void *values, int64_t *indices);
+CLMAX_API clmax_status clmax_min_with_indices(clmax_context *ctx, const clmax_tensor_desc *input,
+                                              const void *x, const clmax_argmax_attrs *attrs,
+                                              void *values, int64_t *indices);
+
 /* ONNX Hardmax. y has the shape and type of x and receives a one-hot along the axis (1 at the
  * first maximum, 0 elsewhere). attrs NULL means the opset 13 defaults. x and y must not overlap. */
 CLMAX_API clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input,

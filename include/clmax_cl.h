@@ -73,6 +73,15 @@ CLMAX_API clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tens
                                             cl_uint num_events, const cl_event *wait_list,
                                             cl_event *event);
 
+/* Enqueue ONNX ArgMin: as clmax_enqueue_argmax, the minimum winning (see clmax_argmin). Its
+ * scratch size is clmax_argmax_scratch_size(). */
+CLMAX_API clmax_status clmax_enqueue_argmin(clmax_context *ctx, const clmax_tensor_desc *input,
+                                            cl_mem x, size_t x_offset,
+                                            const clmax_argmax_attrs *attrs, cl_mem y,
+                                            size_t y_offset, const clmax_enqueue_options *options,
+                                            cl_uint num_events, const cl_event *wait_list,
+                                            cl_event *event);
+
 /* Enqueue Hardmax: as above; y receives a tensor of x's shape and type at y_offset. */
 CLMAX_API clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *input,
                                              cl_mem x, size_t x_offset,

@@ -20,7 +20,23 @@
 #define KEY_T uint
 #define KEYFN key_f32
 #endif
-#define KEY(u) KEYFN(u)
+#ifndef MIN
+#define MIN 0 /* ArgMin: keys reversed within KEY_ALL, NaN (ISFLOAT) kept the largest */
+#endif
+#ifndef ISFLOAT
+#define ISFLOAT 1
+#endif
+#ifndef KEY_ALL
+#define KEY_ALL 0xFFFFFFFFu
+#endif
+#if MIN && ISFLOAT
+#define MINK(k) ((k) == (KEY_T)KEY_ALL ? (k) : (~(k) & (KEY_T)KEY_ALL))
+#elif MIN
+#define MINK(k) (~(k) & (KEY_T)KEY_ALL)
+#else
+#define MINK(k) (k)
+#endif
+#define KEY(u) MINK(KEYFN(u))
 #ifndef LAST
 #define LAST 0
 #endif
@@ -276,7 +292,7 @@ __kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
 #define IDXV CAT(uint, VW)
 #define VLOAD CAT(vload, VW)
 #define VSTORE CAT(vstore, VW)
-#define VKEY(x_) CAT(v, KEYFN)(x_)
+#define VKEY(x_) VMINK(CAT(v, KEYFN)(x_))
 #if KEY64
 #define KMASK CAT(long, VW)
 #define IDX_MASK(m) CAT(convert_int, VW)(m)
@@ -335,6 +351,17 @@ VKEY16(vkey_bf16, 0x7F80u)
 #define vkey_i16(x_) (KEY_CONVERT(x_) ^ 0x8000u)
 #define vkey_u32(x_) KEY_CONVERT(x_)
 #define vkey_i32(x_) (KEY_CONVERT(x_) ^ 0x80000000u)
+#endif
+
+#if MIN && ISFLOAT
+KEYV VMINK(KEYV k)
+{
+    return select(~k & (KEYV)KEY_ALL, k, k == (KEYV)KEY_ALL);
+}
+#elif MIN
+#define VMINK(k) (~(k) & (KEYV)KEY_ALL)
+#else
+#define VMINK(k) (k)
 #endif
 
 /* One step of VW running pairs: element keys k at relative index vector j. */

@@ -138,6 +138,18 @@ DEFINE_TYPE(f32, uint32_t, uint32_t, clmax_key_f32)
 DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64)
 DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64)
 DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64)
+DEFINE_TYPE(u8_min, uint8_t, uint8_t, clmax_mkey_u8)
+DEFINE_TYPE(i8_min, uint8_t, uint8_t, clmax_mkey_i8)
+DEFINE_TYPE(u16_min, uint16_t, uint16_t, clmax_mkey_u16)
+DEFINE_TYPE(i16_min, uint16_t, uint16_t, clmax_mkey_i16)
+DEFINE_TYPE(f16_min, uint16_t, uint16_t, clmax_mkey_f16)
+DEFINE_TYPE(bf16_min, uint16_t, uint16_t, clmax_mkey_bf16)
+DEFINE_TYPE(u32_min, uint32_t, uint32_t, clmax_mkey_u32)
+DEFINE_TYPE(i32_min, uint32_t, uint32_t, clmax_mkey_i32)
+DEFINE_TYPE(f32_min, uint32_t, uint32_t, clmax_mkey_f32)
+DEFINE_TYPE(u64_min, uint64_t, uint64_t, clmax_mkey_u64)
+DEFINE_TYPE(i64_min, uint64_t, uint64_t, clmax_mkey_i64)
+DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64)
 
 typedef struct type_fns {
     row_fn row;
@@ -145,38 +157,39 @@ typedef struct type_fns {
     short_rows_fn short_rows;
 } type_fns;
 
-static type_fns pick_fns(clmax_type t)
+static type_fns pick_fns(clmax_type t, int min)
 {
 #define FNS(name)                                                                                  \
-    (type_fns)                                                                                     \
+    return min ? (type_fns){row_##name##_min, lanes_##name##_min, short_rows_##name##_min}         \
+               : (type_fns)                                                                        \
     {                                                                                              \
         row_##name, lanes_##name, short_rows_##name                                                \
     }
     switch (t) {
     case CLMAX_TYPE_UINT8:
-        return FNS(u8);
+        FNS(u8);
     case CLMAX_TYPE_INT8:
-        return FNS(i8);
+        FNS(i8);
     case CLMAX_TYPE_UINT16:
-        return FNS(u16);
+        FNS(u16);
     case CLMAX_TYPE_INT16:
-        return FNS(i16);
+        FNS(i16);
     case CLMAX_TYPE_FLOAT16:
-        return FNS(f16);
+        FNS(f16);
     case CLMAX_TYPE_BFLOAT16:
-        return FNS(bf16);
+        FNS(bf16);
     case CLMAX_TYPE_UINT32:
-        return FNS(u32);
+        FNS(u32);
     case CLMAX_TYPE_INT32:
-        return FNS(i32);
+        FNS(i32);
     case CLMAX_TYPE_FLOAT32:
-        return FNS(f32);
+        FNS(f32);
     case CLMAX_TYPE_UINT64:
-        return FNS(u64);
+        FNS(u64);
     case CLMAX_TYPE_INT64:
-        return FNS(i64);
+        FNS(i64);
     case CLMAX_TYPE_FLOAT64:
-        return FNS(f64);
+        FNS(f64);
     }
 #undef FNS
     return (type_fns){NULL, NULL, NULL};
@@ -246,7 +259,7 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.p = p;
     jb.x = x;
     jb.idx = idx;
-    jb.fn = pick_fns(p->type);
+    jb.fn = pick_fns(p->type, p->min);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
 
     int threads = ctx->num_threads > MAX_THREADS ? MAX_THREADS : ctx->num_threads;

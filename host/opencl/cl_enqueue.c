@@ -119,13 +119,12 @@ clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size
     const clmax_cl_program *prog;
     pthread_mutex_lock(&cl->lock);
     for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++) {
-        for (int last = 0; last < 2 && st == CLMAX_OK; last++) {
-            st = clmax_cl_get_program(cl, types[i], last, wg, CLMAX_OUT_INDEX64, &prog);
-            if (st == CLMAX_OK)
-                st = clmax_cl_get_program(cl, types[i], last, wg, CLMAX_OUT_INDEX32, &prog);
-        }
+        /* ArgMax and ArgMin, both tie rules, both index types; Hardmax for float types. */
+        for (int v = 0; v < 8 && st == CLMAX_OK; v++)
+            st = clmax_cl_get_program(cl, types[i], v & 1, (v >> 1) & 1, wg,
+                                      (v & 4) ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, &prog);
         if (st == CLMAX_OK && is_float(types[i]))
-            st = clmax_cl_get_program(cl, types[i], 0, wg, CLMAX_OUT_HARDMAX, &prog);
+            st = clmax_cl_get_program(cl, types[i], 0, 0, wg, CLMAX_OUT_HARDMAX, &prog);
     }
     pthread_mutex_unlock(&cl->lock);
     return st;
@@ -175,7 +174,7 @@ clmax_status clmax_argmax_scratch_size(clmax_context *ctx, const clmax_tensor_de
     clmax_problem p;
     uint64_t count;
     int axis;
-    clmax_status st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
+    clmax_status st = clmax_argmax_prepare(input, attrs, 0, &p, &count, &axis);
     return st != CLMAX_OK ? st : scratch_size(ctx, &p, count, bytes);
 }
 
@@ -212,7 +211,7 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
     uint64_t need;
     clmax_plan pl = plan_problem(ctx, p, &need);
     const clmax_cl_program *prog;
-    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, pl.wg, mode, &prog);
+    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, p->min, pl.wg, mode, &prog);
     if (st != CLMAX_OK) return st;
 
     cl_mem scratch = NULL;
@@ -315,12 +314,11 @@ static clmax_status check_common(clmax_context *ctx, cl_uint nwait, const cl_eve
     return CLMAX_OK;
 }
 
-clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
-                                  size_t x_offset, const clmax_argmax_attrs *attrs, cl_mem y,
-                                  size_t y_offset, const clmax_enqueue_options *options,
-                                  cl_uint num_events, const cl_event *wait_list, cl_event *event)
+static clmax_status enqueue_arg(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
+                                size_t x_offset, const clmax_argmax_attrs *attrs, int min, cl_mem y,
+                                size_t y_offset, const clmax_enqueue_options *options,
+                                cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
-    clmax_clear_error();
     clmax_enqueue_options def;
     clmax_enqueue_options_init(&def);
     const clmax_enqueue_options *eo = options ? options : &def;
@@ -329,7 +327,7 @@ clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *i
     clmax_problem p;
     uint64_t count;
     int axis;
-    st = clmax_argmax_prepare(input, attrs, &p, &count, &axis);
+    st = clmax_argmax_prepare(input, attrs, min, &p, &count, &axis);
     if (st != CLMAX_OK) return st;
     clmax_cl *cl = ctx->cl;
     uint64_t outputs = p.outer * p.inner;
@@ -348,6 +346,26 @@ clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *i
                         event);
     pthread_mutex_unlock(&cl->lock);
     return st;
+}
+
+clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
+                                  size_t x_offset, const clmax_argmax_attrs *attrs, cl_mem y,
+                                  size_t y_offset, const clmax_enqueue_options *options,
+                                  cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    clmax_clear_error();
+    return enqueue_arg(ctx, input, x, x_offset, attrs, 0, y, y_offset, options, num_events,
+                       wait_list, event);
+}
+
+clmax_status clmax_enqueue_argmin(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
+                                  size_t x_offset, const clmax_argmax_attrs *attrs, cl_mem y,
+                                  size_t y_offset, const clmax_enqueue_options *options,
+                                  cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    clmax_clear_error();
+    return enqueue_arg(ctx, input, x, x_offset, attrs, 1, y, y_offset, options, num_events,
+                       wait_list, event);
 }
 
 clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,

@@ -18,7 +18,7 @@ typedef enum clmax_out_mode {
 /* One built program: a (type, tie rule, work-group size, output) specialisation of
  * kernels/argmax.cl. */
 typedef struct clmax_cl_program {
-    char options[256];
+    char options[320];
     cl_program program;
     cl_kernel rows_wi, rows_wg, strided, combine, rows_vec, strided_blk;
 } clmax_cl_program;
@@ -46,7 +46,7 @@ clmax_status clmax_cl_fail(const char *call, cl_int err);
 
 /* The program for a type, tie rule, work-group size and output, built on first use (call with
  * cl->lock held). */
-clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
+clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
                                   clmax_out_mode mode, const clmax_cl_program **out);
 void clmax_cl_release_programs(clmax_cl *cl);
 

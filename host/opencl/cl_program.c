@@ -152,16 +152,25 @@ static unsigned long one_bits(clmax_type t)
     }
 }
 
-clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
+clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
                                   clmax_out_mode mode, const clmax_cl_program **out)
 {
     const char *raw, *key, *fn;
     type_defines(type, &raw, &key, &fn);
-    char options[256];
+    int is_float = type == CLMAX_TYPE_FLOAT16 || type == CLMAX_TYPE_BFLOAT16 ||
+                   type == CLMAX_TYPE_FLOAT32 || type == CLMAX_TYPE_FLOAT64;
+    size_t es = clmax_type_size(type);
+    const char *all = es == 1   ? "0xFFu"
+                      : es == 2 ? "0xFFFFu"
+                      : es == 4 ? "0xFFFFFFFFu"
+                                : "0xFFFFFFFFFFFFFFFFul";
+    char options[320];
     int n = snprintf(
         options, sizeof options,
-        "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d", raw,
-        key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode, CLMAX_LANE_BLOCK);
+        "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
+        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s",
+        raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode, CLMAX_LANE_BLOCK,
+        min ? 1 : 0, is_float, all);
     if (mode == CLMAX_OUT_HARDMAX)
         snprintf(options + n, sizeof options - (size_t)n, " -DONE_BITS=0x%lXul", one_bits(type));
     for (int i = 0; i < cl->nprograms; i++) {

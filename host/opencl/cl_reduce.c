@@ -100,7 +100,8 @@ static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p,
     clmax_cl *cl = ctx->cl;
     clmax_plan pl = clmax_plan_choose(&cl->info, b->rows, b->n, b->inner, ctx->strategy);
     const clmax_cl_program *prog;
-    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, pl.wg, CLMAX_OUT_INDEX64, &prog);
+    clmax_status st =
+        clmax_cl_get_program(cl, p->type, p->last, p->min, pl.wg, CLMAX_OUT_INDEX64, &prog);
     if (st != CLMAX_OK) return st;
     uint64_t need = clmax_cl_part_bytes(&pl, b->rows, b->inner);
     if (need > w->part_bytes) {
