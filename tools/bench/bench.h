@@ -68,7 +68,7 @@ typedef struct bench_row {
     double op_s;     /* median seconds per call (kind 0 and 1), or the first call (kind 2) */
     double base_s;   /* median seconds of the baseline (kind 0) */
     double op_gbs;   /* bytes / op_s / 1e9 */
-    double base_gbs; /* bytes / base_s / 1e9 (or the read+write bytes' input side: see probe) */
+    double base_gbs; /* bytes / base_s / 1e9: input bytes, for read+write too */
     double ratio;    /* op_gbs / base_gbs */
     double target;   /* ratio target (kind 0) or latency ceiling in seconds (kind 1, 2); 0: none */
     char note[64];   /* extra detail, or "" */
@@ -102,7 +102,7 @@ typedef struct bench_cl bench_cl;
  * prints why and returns NULL. */
 bench_cl *bench_cl_create(clmax_context *ctx, const char *selector);
 void bench_cl_destroy(bench_cl *b);
-/* A short description of how the probe reaches host memory ("host pointer, no copy", ...). */
+/* A short description of how the probe reaches host memory and its launch shape. */
 const char *bench_cl_describe(const bench_cl *b);
 /* Streaming read of bytes at x, the way the library reaches host memory. 0 on success, the sum of
  * all 64-bit words in *sum. */
@@ -113,8 +113,7 @@ int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes);
 /* ---- cases.c ---- */
 /* Builds the throughput cases of the selected classes. Returns the count. */
 int bench_cases(const bench_opts *o, bench_case *cases, int max);
-/* Runs one case on the available backends, appending rows. Returns 0, or nonzero when the two
- * backends disagreed (a loud message has been printed). */
+/* What the runs share: contexts, the probe, the input and output buffers. */
 typedef struct bench_env {
     const bench_opts *o;
     clmax_context *ctx[BK_COUNT]; /* NULL where unavailable */
@@ -126,6 +125,9 @@ typedef struct bench_env {
     uint64_t filled_count;
     uint64_t word_sum; /* sum of x's 64-bit words, to check the probes read everything */
 } bench_env;
+/* Runs one case on the selected backends, appending a row per backend, then compares the OpenCL
+ * and CPU outputs. Returns 0, or nonzero when a run failed or the backends disagreed (a loud
+ * message has been printed). */
 int bench_run_case(bench_env *e, const bench_case *c, bench_row *rows, int *nrows);
 /* Class 8: warm latency through the host API on each backend, and the first call in a fresh
  * process (spawned with --first-call). */

@@ -117,7 +117,7 @@ static void report_csv(const bench_row *rows, int n)
                "op_gbs,baseline_gbs,ratio,target,meets_target,note\n");
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        fprintf(f, "%s,%d,%s,%s,%s,\"%s\",%lld,%s,%llu,", kind_name(r->kind), r->cls, r->name,
+        fprintf(f, "%s,%d,\"%s\",%s,%s,\"%s\",%lld,%s,%llu,", kind_name(r->kind), r->cls, r->name,
                 r->op, r->type, r->shape, (long long)r->axis, r->backend,
                 (unsigned long long)r->bytes);
         if (r->failed)
@@ -155,7 +155,8 @@ static void report_table(const bench_opts *o, const bench_env *e, const bench_ro
     fprintf(f, "host:   %d online cores, load average %.2f (1 min) at the end of the run\n",
             bench_online_cores(), load_average());
     fprintf(f, "GB/s = input bytes / time (1 GB = 1e9 bytes); ratio = operator / baseline of "
-               "the same backend, same run\n");
+               "the same backend,\n        median over the runs of each back-to-back pair's "
+               "ratio (so not always op GB/s / base GB/s)\n");
 
     int header = 0;
     for (int i = 0; i < n; i++) {
