@@ -14,8 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW_BLOCK 2048          /* elements per block of the two-pass row scan */
-#define LANE_BLOCK 512          /* inner lanes per unit on a strided axis */
+#define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
+#define LANE_BYTES 4096 /* bytes of a row of inner lanes per unit: long runs for the prefetcher */
+#define MAX_LANES LANE_BYTES /* lanes of the narrowest type */
+
+/* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
+#define LANE_UPDATE(k, jr)                                                                         \
+    do {                                                                                           \
+        __typeof__(b) k_ = (k);                                                                    \
+        int up_ = last ? k_ >= b : k_ > b;                                                         \
+        b = up_ ? k_ : b;                                                                          \
+        i = up_ ? (jr) : i;                                                                        \
+    } while (0)
 #define UNIT_ELEMENTS 32768     /* aim for at least this many elements per unit */
 #define MIN_SEGMENT 8192        /* shortest axis segment worth a unit of its own */
 #define PARALLEL_MIN (1u << 18) /* smaller tensors run on the calling thread alone */
@@ -38,19 +48,19 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
 /* row_*: the winner of x[j0..j1) of one contiguous row (j1 > j0).
  * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
  * x[j * inner + l]. */
-#define DEFINE_TYPE(name, raw_t, key_t, KEY)                                                       \
+#define DEFINE_TYPE(name, raw_t, kkey_t, KEY)                                                      \
     CLMAX_CPU_CLONES static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last,    \
                                             uint64_t *bk_out, uint64_t *bi_out)                    \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
-        key_t bk = 0;                                                                              \
+        kkey_t bk = 0;                                                                             \
         uint64_t bi = j0;                                                                          \
         int have = 0;                                                                              \
         for (uint64_t b = j0; b < j1; b += ROW_BLOCK) {                                            \
             uint64_t e = j1 - b < ROW_BLOCK ? j1 : b + ROW_BLOCK;                                  \
-            key_t m = 0;                                                                           \
+            kkey_t m = 0;                                                                          \
             for (uint64_t j = b; j < e; j++) {                                                     \
-                key_t k = KEY(x[j]);                                                               \
+                kkey_t k = KEY(x[j]);                                                              \
                 m = k > m ? k : m;                                                                 \
             }                                                                                      \
             if (have && !(m > bk || (last && m == bk))) continue;                                  \
@@ -74,9 +84,9 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
         for (uint64_t r = 0; r < rows; r++, x += n) {                                              \
-            key_t m = 0;                                                                           \
+            kkey_t m = 0;                                                                          \
             for (uint64_t j = 0; j < n; j++) {                                                     \
-                key_t k = KEY(x[j]);                                                               \
+                kkey_t k = KEY(x[j]);                                                              \
                 m = k > m ? k : m;                                                                 \
             }                                                                                      \
             uint64_t j;                                                                            \
@@ -90,36 +100,54 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
             out[r] = (int64_t)j;                                                                   \
         }                                                                                          \
     }                                                                                              \
+    /* One pass of rows [j0 + 1, j1) over the lanes, CMP being > (first index) or >= (last).       \
+     * Four rows a step, so each lane's pair is loaded and stored once per four rows. */           \
+    static inline __attribute__((always_inline)) void lanes_scan_##name(                           \
+        const raw_t *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, kkey_t *bk,      \
+        uint32_t *bi, int last)                                                                    \
+    {                                                                                              \
+        uint64_t j = j0 + 1;                                                                       \
+        for (; j + 4 <= j1; j += 4) {                                                              \
+            const raw_t *r0 = x + j * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner; \
+            uint32_t jr = (uint32_t)(j - j0);                                                      \
+            for (uint64_t l = 0; l < lanes; l++) {                                                 \
+                kkey_t b = bk[l];                                                                  \
+                uint32_t i = bi[l];                                                                \
+                LANE_UPDATE(KEY(r0[l]), jr);                                                       \
+                LANE_UPDATE(KEY(r1[l]), jr + 1);                                                   \
+                LANE_UPDATE(KEY(r2[l]), jr + 2);                                                   \
+                LANE_UPDATE(KEY(r3[l]), jr + 3);                                                   \
+                bk[l] = b;                                                                         \
+                bi[l] = i;                                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        for (; j < j1; j++) {                                                                      \
+            const raw_t *r = x + j * inner;                                                        \
+            uint32_t jr = (uint32_t)(j - j0);                                                      \
+            for (uint64_t l = 0; l < lanes; l++) {                                                 \
+                kkey_t b = bk[l];                                                                  \
+                uint32_t i = bi[l];                                                                \
+                LANE_UPDATE(KEY(r[l]), jr);                                                        \
+                bk[l] = b;                                                                         \
+                bi[l] = i;                                                                         \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
     CLMAX_CPU_CLONES static void lanes_##name(const void *xv, uint64_t inner, uint64_t lanes,      \
                                               uint64_t j0, uint64_t j1, int last,                  \
                                               uint64_t *bk_out, uint64_t *bi_out)                  \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
-        key_t bk[LANE_BLOCK];                                                                      \
-        uint32_t bi[LANE_BLOCK]; /* relative to j0: 32 bits keep the loop in one vector width */   \
+        kkey_t bk[LANE_BYTES / sizeof(raw_t)];                                                     \
+        uint32_t bi[LANE_BYTES / sizeof(raw_t)]; /* relative to j0: one vector width */            \
         for (uint64_t l = 0; l < lanes; l++) {                                                     \
             bk[l] = KEY(x[j0 * inner + l]);                                                        \
             bi[l] = 0;                                                                             \
         }                                                                                          \
-        for (uint64_t j = j0 + 1; j < j1; j++) {                                                   \
-            const raw_t *r = x + j * inner;                                                        \
-            uint32_t jr = (uint32_t)(j - j0);                                                      \
-            if (last) {                                                                            \
-                for (uint64_t l = 0; l < lanes; l++) {                                             \
-                    key_t k = KEY(r[l]);                                                           \
-                    int up = k >= bk[l];                                                           \
-                    bk[l] = up ? k : bk[l];                                                        \
-                    bi[l] = up ? jr : bi[l];                                                       \
-                }                                                                                  \
-            } else {                                                                               \
-                for (uint64_t l = 0; l < lanes; l++) {                                             \
-                    key_t k = KEY(r[l]);                                                           \
-                    int up = k > bk[l];                                                            \
-                    bk[l] = up ? k : bk[l];                                                        \
-                    bi[l] = up ? jr : bi[l];                                                       \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
+        if (last)                                                                                  \
+            lanes_scan_##name(x, inner, lanes, j0, j1, bk, bi, 1);                                 \
+        else                                                                                       \
+            lanes_scan_##name(x, inner, lanes, j0, j1, bk, bi, 0);                                 \
         for (uint64_t l = 0; l < lanes; l++) {                                                     \
             bk_out[l] = bk[l];                                                                     \
             bi_out[l] = j0 + bi[l];                                                                \
@@ -223,7 +251,7 @@ static void run_unit(job *jb, uint64_t u)
         jb->fn.short_rows(jb->x + o0 * p->n * p->esize, o1 - o0, p->n, p->last, jb->idx + o0);
         return;
     }
-    uint64_t bk[LANE_BLOCK], bi[LANE_BLOCK];
+    uint64_t bk[MAX_LANES], bi[MAX_LANES];
     for (uint64_t o = o0; o < o1; o++) {
         const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
         if (p->inner == 1)
@@ -266,7 +294,8 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     uint64_t total = p->outer * p->n * p->inner;
     if (total < PARALLEL_MIN) threads = 1;
 
-    jb.lane_block = p->inner < LANE_BLOCK ? p->inner : LANE_BLOCK;
+    uint64_t lane_max = LANE_BYTES / p->esize;
+    jb.lane_block = p->inner < lane_max ? p->inner : lane_max;
     jb.lane_units = (p->inner + jb.lane_block - 1) / jb.lane_block;
     uint64_t per_slice = p->n >= UNIT_ELEMENTS ? UNIT_ELEMENTS : p->n * jb.lane_block;
     jb.rows_per_unit = per_slice >= UNIT_ELEMENTS ? 1 : UNIT_ELEMENTS / per_slice;
