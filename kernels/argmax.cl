@@ -304,12 +304,14 @@ __kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
 #define KEY_CONVERT(x_) CAT(convert_uint, VW)(x_)
 #define AS_KEYV(x_) CAT(as_uint, VW)(x_)
 #endif
-#if VW == 8
+#if VW == 16
+#define LANE_IDS ((IDXV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#elif VW == 8
 #define LANE_IDS ((IDXV)(0, 1, 2, 3, 4, 5, 6, 7))
 #elif VW == 4
 #define LANE_IDS ((IDXV)(0, 1, 2, 3))
 #else
-#error "VW must be 4 or 8"
+#error "VW must be 4, 8 or 16"
 #endif
 
 /* Vector keys: the scalar maps written with lane masks (a vector comparison gives -1 where
