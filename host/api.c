@@ -288,15 +288,23 @@ clmax_status clmax_min_with_indices(clmax_context *ctx, const clmax_tensor_desc 
     return arg_reduce(ctx, input, x, attrs, 1, 1, values, indices);
 }
 
-/* Writes the one-hot rows of `rows` outer slices from their winning indices. */
-static void hardmax_fill(const clmax_problem *p, uint64_t rows, const int64_t *idx, void *y)
+typedef struct fill_job {
+    const clmax_problem *p;
+    const int64_t *idx;
+    void *y;
+} fill_job;
+
+/* Writes the one-hot rows [begin, end) of a block from their winning indices. */
+static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 {
+    const fill_job *f = arg;
+    const clmax_problem *p = f->p;
     uint64_t slice = p->n * p->inner;
-    memset(y, 0, (size_t)(rows * slice * p->esize));
-    for (uint64_t o = 0; o < rows; o++) {
+    memset((char *)f->y + begin * slice * p->esize, 0, (size_t)((end - begin) * slice * p->esize));
+    for (uint64_t o = begin; o < end; o++) {
         for (uint64_t i = 0; i < p->inner; i++) {
-            uint64_t at = o * slice + (uint64_t)idx[o * p->inner + i] * p->inner + i;
-            char *e = (char *)y + at * p->esize;
+            uint64_t at = o * slice + (uint64_t)f->idx[o * p->inner + i] * p->inner + i;
+            char *e = (char *)f->y + at * p->esize;
             switch (p->type) {
             case CLMAX_TYPE_FLOAT16:
                 *(uint16_t *)e = 0x3C00;
@@ -313,6 +321,19 @@ static void hardmax_fill(const clmax_problem *p, uint64_t rows, const int64_t *i
             }
         }
     }
+}
+
+#define FILL_BYTES_PER_THREAD (1u << 20)
+
+/* The one-hot of a block of rows, written by the context's threads: it is as many bytes as the
+ * input, so one thread alone would not reach the memory's write bandwidth. */
+static void hardmax_fill(clmax_context *ctx, const clmax_problem *p, uint64_t rows,
+                         const int64_t *idx, void *y)
+{
+    fill_job f = {p, idx, y};
+    uint64_t row_bytes = p->n * p->inner * p->esize;
+    uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
+    clmax_parallel_for(ctx->num_threads, rows, per, hardmax_fill_rows, &f);
 }
 
 #define HARDMAX_BLOCK_OUTPUTS (1u << 20)
@@ -343,7 +364,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
         b.outer = p.outer - o < rows ? p.outer - o : rows;
         const char *xb = (const char *)x + o * slice_bytes;
         st = clmax_reduce(ctx, &b, xb, idx);
-        if (st == CLMAX_OK) hardmax_fill(&b, b.outer, idx, (char *)y + o * slice_bytes);
+        if (st == CLMAX_OK) hardmax_fill(ctx, &b, b.outer, idx, (char *)y + o * slice_bytes);
     }
     free(idx);
     return st;

@@ -65,6 +65,12 @@ clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void
 
 int clmax_online_cores(void);
 
+/* Runs fn over [0, count) split in contiguous ranges over up to `threads` threads (the caller's
+ * included), each range at least min_per_thread long. */
+typedef void (*clmax_range_fn)(void *arg, uint64_t begin, uint64_t end);
+void clmax_parallel_for(int threads, uint64_t count, uint64_t min_per_thread, clmax_range_fn fn,
+                        void *arg);
+
 /* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
  * defaults; backend may be NULL where the backend is not chosen from the environment. */
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
