@@ -17,6 +17,8 @@
 #define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
 #define LANE_BYTES 4096 /* bytes of a row of inner lanes per unit: long runs for the prefetcher */
 #define MAX_LANES LANE_BYTES /* lanes of the narrowest type */
+#define TINY_ROW 128         /* rows shorter than this take the key-buffer scan */
+#define KEY_BUFFER 4096      /* keys of a group of tiny rows */
 
 /* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
 #define LANE_UPDATE(k, jr)                                                                         \
@@ -79,10 +81,36 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         *bk_out = bk;                                                                              \
         *bi_out = bi;                                                                              \
     }                                                                                              \
+    /* Rows of at most ROW_BLOCK elements, a group of rows at a time. Short rows (n < TINY_ROW):   \
+     * the keys of the group go to a buffer in one vectorised loop, then each row is a branch-free \
+     * scan of its keys; a mispredicted search per row would cost more than the row. Longer rows:  \
+     * the vectorised max of the row, then the search for it. */                                   \
     CLMAX_CPU_CLONES static void short_rows_##name(const void *xv, uint64_t rows, uint64_t n,      \
                                                    int last, int64_t *out)                         \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
+        if (n < TINY_ROW) {                                                                        \
+            kkey_t kb[KEY_BUFFER];                                                                 \
+            uint64_t group = KEY_BUFFER / n;                                                       \
+            for (uint64_t r0 = 0; r0 < rows; r0 += group) {                                        \
+                uint64_t g = rows - r0 < group ? rows - r0 : group;                                \
+                const raw_t *b = x + r0 * n;                                                       \
+                for (uint64_t e = 0; e < g * n; e++)                                               \
+                    kb[e] = KEY(b[e]);                                                             \
+                for (uint64_t r = 0; r < g; r++) {                                                 \
+                    const kkey_t *k = kb + r * n;                                                  \
+                    kkey_t m = k[0];                                                               \
+                    uint32_t bi = 0;                                                               \
+                    for (uint32_t j = 1; j < (uint32_t)n; j++) {                                   \
+                        int up = last ? k[j] >= m : k[j] > m;                                      \
+                        m = up ? k[j] : m;                                                         \
+                        bi = up ? j : bi;                                                          \
+                    }                                                                              \
+                    out[r0 + r] = bi;                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (uint64_t r = 0; r < rows; r++, x += n) {                                              \
             kkey_t m = 0;                                                                          \
             for (uint64_t j = 0; j < n; j++) {                                                     \
