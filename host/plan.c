@@ -43,7 +43,9 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
     } else if (forced == CLMAX_STRATEGY_STRIDED) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
     } else if (dev->is_cpu) {
-        pl.kernel = inner == 1 ? CLMAX_KERNEL_ROWS_VEC : CLMAX_KERNEL_STRIDED_BLK;
+        pl.kernel = inner > 1            ? CLMAX_KERNEL_STRIDED_BLK
+                    : n <= CLMAX_SHORT_N ? CLMAX_KERNEL_ROWS_SHORT
+                                         : CLMAX_KERNEL_ROWS_VEC;
     } else if (inner > 1) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
     } else {
@@ -68,8 +70,13 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         pl.nseg = ceil_div(want, units);
         if (pl.nseg > n / min_seg) pl.nseg = n / min_seg;
     }
-    if (forced == CLMAX_STRATEGY_SPLIT && n >= 2)
+    if (forced == CLMAX_STRATEGY_SPLIT && n >= 2) {
         pl.nseg = n < FORCED_SPLIT_SEGMENTS ? n : FORCED_SPLIT_SEGMENTS;
+        if (pl.kernel == CLMAX_KERNEL_ROWS_SHORT) { /* whole rows only: split with lanes */
+            pl.kernel = CLMAX_KERNEL_ROWS_VEC;
+            units = rows;
+        }
+    }
     /* The vector kernels keep 32-bit indices relative to a segment. */
     if ((pl.kernel == CLMAX_KERNEL_ROWS_VEC || pl.kernel == CLMAX_KERNEL_STRIDED_BLK) &&
         n / (pl.nseg ? pl.nseg : 1) >= MAX_VEC_SEGMENT)

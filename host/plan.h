@@ -14,12 +14,16 @@ typedef struct clmax_device_info {
 } clmax_device_info;
 
 typedef enum clmax_kernel_kind {
-    CLMAX_KERNEL_ROWS_WI,    /* a (row, segment) per work-item */
-    CLMAX_KERNEL_ROWS_WG,    /* a (row, segment) per work-group, tree in local memory */
-    CLMAX_KERNEL_STRIDED,    /* work-items along inner */
-    CLMAX_KERNEL_ROWS_VEC,   /* CPU devices: a (row, segment) per work-item in vector lanes */
-    CLMAX_KERNEL_STRIDED_BLK /* CPU devices: a block of CLMAX_LANE_BLOCK inner lanes per item */
+    CLMAX_KERNEL_ROWS_WI,     /* a (row, segment) per work-item */
+    CLMAX_KERNEL_ROWS_WG,     /* a (row, segment) per work-group, tree in local memory */
+    CLMAX_KERNEL_STRIDED,     /* work-items along inner */
+    CLMAX_KERNEL_ROWS_VEC,    /* CPU devices: a (row, segment) per work-item in vector lanes */
+    CLMAX_KERNEL_STRIDED_BLK, /* CPU devices: a block of CLMAX_LANE_BLOCK inner lanes per item */
+    CLMAX_KERNEL_ROWS_SHORT   /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
 } clmax_kernel_kind;
+
+#define CLMAX_SHORT_ROWS 16 /* kernels/argmax.cl SR */
+#define CLMAX_SHORT_N 64    /* kernels/argmax.cl SHORT_N */
 
 #define CLMAX_LANE_BLOCK 256 /* kernels/argmax.cl LB */
 

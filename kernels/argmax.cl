@@ -484,3 +484,34 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
     for (uint l = nv * VW; l < lanes; l++)
         FINISH(sk[l - nv * VW], j0 + b + si[l - nv * VW], row * inner + lane0 + l, seg);
 }
+
+/* Short contiguous rows (n <= SHORT_N, no split): SR rows per work-item. The keys of all its rows
+ * go to a private buffer in one loop the compiler vectorises, then each row is a branch-free scan
+ * of its keys: per-row vector lanes would cost more to merge than the row itself. */
+#ifndef SR
+#define SR 16
+#endif
+#ifndef SHORT_N
+#define SHORT_N 64
+#endif
+__kernel void reduce_rows_short(REDUCE_ARGS)
+{
+    ulong r0 = get_global_id(0) * SR;
+    if (r0 >= count) return;
+    uint rows = (uint)min((ulong)SR, count - r0);
+    uint len = (uint)n;
+    __global const RAW_T *p = x + x_off + r0 * n;
+    KEY_T kb[SR * SHORT_N];
+    for (uint e = 0; e < rows * len; e++) kb[e] = KEY(p[e]);
+    for (uint r = 0; r < rows; r++) {
+        const KEY_T *k = kb + r * len;
+        KEY_T m = k[0];
+        uint bi = 0;
+        for (uint j = 1; j < len; j++) {
+            int up = REPLACES(k[j], m);
+            m = up ? k[j] : m;
+            bi = up ? j : bi;
+        }
+        FINISH(m, j0 + bi, r0 + r, 0);
+    }
+}

@@ -65,6 +65,13 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
         global[0] = round_up((size_t)b->inner, local[0]);
         global[1] = (size_t)(b->rows * pl->nseg);
         dims = 2;
+    } else if (pl->kernel == CLMAX_KERNEL_ROWS_SHORT) {
+        k = prog->rows_short;
+        st = set_reduce_args(k, b, nq, pl);
+        size_t items = (size_t)pl->items, cu = cl->info.compute_units;
+        size_t per = items / (4 * cu);
+        local[0] = per < 1 ? 1 : per > wg ? wg : pow2_ceil(per + 1) / 2;
+        global[0] = round_up((size_t)pl->items, local[0]);
     } else if (pl->kernel == CLMAX_KERNEL_STRIDED_BLK || pl->kernel == CLMAX_KERNEL_ROWS_VEC) {
         /* One long vector loop per work-item: groups small enough to spread over the cores. */
         int blk = pl->kernel == CLMAX_KERNEL_STRIDED_BLK;

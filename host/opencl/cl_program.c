@@ -72,6 +72,7 @@ static void release_one(clmax_cl_program *p)
     if (p->combine) CL(ReleaseKernel)(p->combine);
     if (p->rows_vec) CL(ReleaseKernel)(p->rows_vec);
     if (p->strided_blk) CL(ReleaseKernel)(p->strided_blk);
+    if (p->rows_short) CL(ReleaseKernel)(p->rows_short);
     if (p->program) CL(ReleaseProgram)(p->program);
     memset(p, 0, sizeof *p);
 }
@@ -168,9 +169,13 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
     int n = snprintf(
         options, sizeof options,
         "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
-        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d",
+        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d",
         raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode, CLMAX_LANE_BLOCK,
-        min ? 1 : 0, is_float, all, es <= 2 ? 16 : es == 4 ? 8 : 4);
+        min ? 1 : 0, is_float, all,
+        es <= 2   ? 16
+        : es == 4 ? 8
+                  : 4,
+        CLMAX_SHORT_ROWS, CLMAX_SHORT_N);
     if (mode == CLMAX_OUT_HARDMAX)
         snprintf(options + n, sizeof options - (size_t)n, " -DONE_BITS=0x%lXul", one_bits(type));
     for (int i = 0; i < cl->nprograms; i++) {
@@ -215,9 +220,10 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
     struct {
         const char *name;
         cl_kernel *k;
-    } ks[] = {{"reduce_rows_wi", &p.rows_wi},   {"reduce_rows_wg", &p.rows_wg},
-              {"reduce_strided", &p.strided},   {"combine", &p.combine},
-              {"reduce_rows_vec", &p.rows_vec}, {"reduce_strided_blk", &p.strided_blk}};
+    } ks[] = {{"reduce_rows_wi", &p.rows_wi},      {"reduce_rows_wg", &p.rows_wg},
+              {"reduce_strided", &p.strided},      {"combine", &p.combine},
+              {"reduce_rows_vec", &p.rows_vec},    {"reduce_strided_blk", &p.strided_blk},
+              {"reduce_rows_short", &p.rows_short}};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         *ks[i].k = CL(CreateKernel)(p.program, ks[i].name, &err);
         if (*ks[i].k == NULL) {
