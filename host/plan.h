@@ -25,7 +25,7 @@ typedef enum clmax_kernel_kind {
 #define CLMAX_SHORT_ROWS 16 /* kernels/argmax.cl SR */
 #define CLMAX_SHORT_N 64    /* kernels/argmax.cl SHORT_N */
 
-#define CLMAX_LANE_BLOCK 256 /* kernels/argmax.cl LB */
+#define CLMAX_LANE_BLOCK 2048 /* kernels/argmax.cl LB */
 
 typedef struct clmax_plan {
     clmax_kernel_kind kernel;
