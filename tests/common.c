@@ -317,6 +317,13 @@ uint64_t value_one(clmax_type type)
     }
 }
 
+uint64_t value_above_bottom(clmax_type type, test_rng *rng)
+{
+    if (!ref_type_is_integer(type)) return value_below_one(type, rng);
+    uint64_t v = value_random(type, rng);
+    return v == int_min_bits(type) ? v ^ 1 : v;
+}
+
 uint64_t value_bottom(clmax_type type)
 {
     switch (type) {
@@ -615,11 +622,39 @@ static void check_intact(msg *m, const void *x, const void *copy, size_t bytes)
     }
 }
 
-void check_argmax(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
-                  const void *x, const clmax_argmax_attrs *attrs)
+/* The four arg-reductions check_arg runs. */
+typedef enum arg_op { OP_ARGMAX, OP_ARGMIN, OP_MAX_VALUES, OP_MIN_VALUES } arg_op;
+
+static const char *arg_op_name(arg_op op)
 {
+    static const char *names[] = {"argmax", "argmin", "max_with_indices", "min_with_indices"};
+    return names[op];
+}
+
+static clmax_status arg_op_call(arg_op op, clmax_context *ctx, const clmax_tensor_desc *desc,
+                                const void *x, const clmax_argmax_attrs *attrs, void *values,
+                                int64_t *y)
+{
+    switch (op) {
+    case OP_ARGMAX:
+        return clmax_argmax(ctx, desc, x, attrs, y);
+    case OP_ARGMIN:
+        return clmax_argmin(ctx, desc, x, attrs, y);
+    case OP_MAX_VALUES:
+        return clmax_max_with_indices(ctx, desc, x, attrs, values, y);
+    default:
+        return clmax_min_with_indices(ctx, desc, x, attrs, values, y);
+    }
+}
+
+static void check_arg(arg_op op, clmax_context *ctx, const char *what,
+                      const clmax_tensor_desc *desc, const void *x, const clmax_argmax_attrs *attrs)
+{
+    const char *name = arg_op_name(op);
+    int min = op == OP_ARGMIN || op == OP_MIN_VALUES;
+    int with_values = op == OP_MAX_VALUES || op == OP_MIN_VALUES;
     msg m;
-    msg_case(&m, "argmax", what, desc);
+    msg_case(&m, name, what, desc);
     msg_argmax_attrs(&m, attrs);
 
     clmax_tensor_desc want, got;
@@ -634,10 +669,11 @@ void check_argmax(clmax_context *ctx, const char *what, const clmax_tensor_desc 
     }
     if (rst != CLMAX_OK) {
         int64_t ydummy[8];
+        int64_t vdummy[8];
         char xdummy[64] = {0};
-        clmax_status st = clmax_argmax(ctx, desc, x ? x : xdummy, attrs, ydummy);
+        clmax_status st = arg_op_call(op, ctx, desc, x ? x : xdummy, attrs, vdummy, ydummy);
         if (st != rst) {
-            msg_add(&m, ": clmax_argmax gave %d (%s), expected %d (%s): %s", (int)st,
+            msg_add(&m, ": clmax_%s gave %d (%s), expected %d (%s): %s", name, (int)st,
                     clmax_status_string(st), (int)rst, clmax_status_string(rst),
                     clmax_last_error());
             cr_assert_fail("%s", m.text);
@@ -651,20 +687,30 @@ void check_argmax(clmax_context *ctx, const char *what, const clmax_tensor_desc 
     }
     check_desc(&m, &got, &want);
 
+    size_t es = ref_type_size(desc->type);
     uint64_t in_count = output_count(desc);
-    size_t in_bytes = (size_t)in_count * ref_type_size(desc->type);
+    size_t in_bytes = (size_t)in_count * es;
     uint64_t count = output_count(&want);
     size_t bytes = (size_t)count * sizeof(int64_t);
+    size_t vbytes = (size_t)count * es;
     unsigned char *y = test_malloc(bytes + GUARD_BYTES);
+    unsigned char *vals = test_malloc(vbytes + GUARD_BYTES);
     int64_t *expect = test_malloc(bytes);
+    unsigned char *vexpect = test_malloc(vbytes);
     void *copy = test_malloc(in_bytes);
     memset(y, 0xA5, bytes + GUARD_BYTES);
+    memset(vals, 0xA5, vbytes + GUARD_BYTES);
     if (in_bytes) memcpy(copy, x, in_bytes);
-    cr_assert_eq(ref_argmax(desc, x, attrs, expect), CLMAX_OK);
+    if (with_values)
+        cr_assert_eq(ref_arg_with_values(desc, x, attrs, min, vexpect, expect), CLMAX_OK);
+    else if (min)
+        cr_assert_eq(ref_argmin(desc, x, attrs, expect), CLMAX_OK);
+    else
+        cr_assert_eq(ref_argmax(desc, x, attrs, expect), CLMAX_OK);
 
-    clmax_status st = clmax_argmax(ctx, desc, x, attrs, (int64_t *)y);
+    clmax_status st = arg_op_call(op, ctx, desc, x, attrs, vals, (int64_t *)y);
     if (st != CLMAX_OK) {
-        msg_add(&m, ": clmax_argmax gave %d (%s): %s", (int)st, clmax_status_string(st),
+        msg_add(&m, ": clmax_%s gave %d (%s): %s", name, (int)st, clmax_status_string(st),
                 clmax_last_error());
         cr_assert_fail("%s", m.text);
     }
@@ -682,10 +728,46 @@ void check_argmax(clmax_context *ctx, const char *what, const clmax_tensor_desc 
         }
     }
     check_guard(&m, y, bytes);
+    if (with_values) {
+        for (uint64_t e = 0; e < count; e++) {
+            uint64_t g = elem_get(desc->type, vals, e), w = elem_get(desc->type, vexpect, e);
+            if (g != w) {
+                uint64_t o = e / v.inner, i = e % v.inner;
+                msg_add(&m,
+                        ": values[%" PRIu64 "] = 0x%" PRIx64 ", expected 0x%" PRIx64
+                        " (the bits of element %" PRId64 " along the axis)",
+                        e, g, w, expect[e]);
+                msg_row(&m, desc->type, x, v, o, i, (uint64_t)expect[e], (uint64_t)expect[e]);
+                cr_assert_fail("%s", m.text);
+            }
+        }
+        msg_add(&m, " (values)");
+        check_guard(&m, vals, vbytes);
+    }
     check_intact(&m, x, copy, in_bytes);
     free(y);
+    free(vals);
     free(expect);
+    free(vexpect);
     free(copy);
+}
+
+void check_argmax(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                  const void *x, const clmax_argmax_attrs *attrs)
+{
+    check_arg(OP_ARGMAX, ctx, what, desc, x, attrs);
+}
+
+void check_argmin(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                  const void *x, const clmax_argmax_attrs *attrs)
+{
+    check_arg(OP_ARGMIN, ctx, what, desc, x, attrs);
+}
+
+void check_with_indices(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                        const void *x, const clmax_argmax_attrs *attrs, int min)
+{
+    check_arg(min ? OP_MIN_VALUES : OP_MAX_VALUES, ctx, what, desc, x, attrs);
 }
 
 void check_hardmax(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,

@@ -61,6 +61,9 @@ uint64_t value_one(clmax_type type);
 uint64_t value_small(clmax_type type, int k, test_rng *rng);
 /* Integers: the minimum. Floats: -inf. */
 uint64_t value_bottom(clmax_type type);
+/* Floats: as value_below_one (never -inf or NaN). Integers: anything but the minimum. Loses to
+ * value_bottom and value_top in ArgMin's order. */
+uint64_t value_above_bottom(clmax_type type, test_rng *rng);
 
 typedef enum fill_mode {
     FILL_BITS,    /* random bit patterns */
@@ -144,6 +147,14 @@ void plant(clmax_type type, void *x, ref_view v, uint64_t o, uint64_t i, uint64_
  * shape, attributes, first mismatching position) on any difference. attrs may be NULL. */
 void check_argmax(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
                   const void *x, const clmax_argmax_attrs *attrs);
+/* The same for clmax_argmin against ref_argmin. */
+void check_argmin(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                  const void *x, const clmax_argmax_attrs *attrs);
+/* The same for clmax_max_with_indices (min == 0) or clmax_min_with_indices (min != 0): indices
+ * as check_argmax / check_argmin, and every values element bit for bit the element the
+ * reference's index points at, with nothing written past either output. */
+void check_with_indices(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                        const void *x, const clmax_argmax_attrs *attrs, int min);
 void check_hardmax(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
                    const void *x, const clmax_hardmax_attrs *attrs);
 

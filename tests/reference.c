@@ -330,16 +330,44 @@ int ref_compare(clmax_type type, const void *x, uint64_t i, uint64_t j)
     return compare_double(load_float(type, x, i), load_float(type, x, j));
 }
 
-/* The index along n of the maximum of row (o, i) of view v. */
-static uint64_t row_argmax(clmax_type type, const void *x, ref_view v, uint64_t o, uint64_t i,
-                           int last)
+static int compare_double_min(double a, double b)
+{
+    int na = isnan(a) != 0, nb = isnan(b) != 0;
+    if (na || nb) return na - nb; /* NaN still beats everything; two NaNs are equal */
+    return (a < b) - (a > b);     /* the smaller wins; -0 == +0 by value */
+}
+
+int ref_compare_min(clmax_type type, const void *x, uint64_t i, uint64_t j)
+{
+    if (ref_type_is_signed(type)) {
+        int64_t a = load_signed(type, x, i), b = load_signed(type, x, j);
+        return (a < b) - (a > b);
+    }
+    if (ref_type_is_integer(type)) {
+        uint64_t a = load_unsigned(type, x, i), b = load_unsigned(type, x, j);
+        return (a < b) - (a > b);
+    }
+    return compare_double_min(load_float(type, x, i), load_float(type, x, j));
+}
+
+/* The index along n of the winner of row (o, i) of view v: the maximum, or with min the minimum
+ * (NaN winning in both). */
+static uint64_t row_winner(clmax_type type, const void *x, ref_view v, uint64_t o, uint64_t i,
+                           int last, int min)
 {
     uint64_t best = 0;
     for (uint64_t k = 1; k < v.n; k++) {
-        int c = ref_compare(type, x, (o * v.n + k) * v.inner + i, (o * v.n + best) * v.inner + i);
+        uint64_t a = (o * v.n + k) * v.inner + i, b = (o * v.n + best) * v.inner + i;
+        int c = min ? ref_compare_min(type, x, a, b) : ref_compare(type, x, a, b);
         if (c > 0 || (c == 0 && last)) best = k;
     }
     return best;
+}
+
+static uint64_t row_argmax(clmax_type type, const void *x, ref_view v, uint64_t o, uint64_t i,
+                           int last)
+{
+    return row_winner(type, x, v, o, i, last, 0);
 }
 
 clmax_status ref_argmax(const clmax_tensor_desc *input, const void *x,
@@ -393,6 +421,41 @@ clmax_status ref_hardmax(const clmax_tensor_desc *input, const void *x,
         for (uint64_t i = 0; i < v.inner; i++) {
             uint64_t k = row_argmax(input->type, x, v, o, i, 0);
             memcpy((char *)y + ((o * v.n + k) * v.inner + i) * es, one, es);
+        }
+    return CLMAX_OK;
+}
+
+clmax_status ref_argmin(const clmax_tensor_desc *input, const void *x,
+                        const clmax_argmax_attrs *attrs, int64_t *y)
+{
+    ref_view v;
+    clmax_status st = ref_argmax_check(input, attrs, NULL, &v);
+    if (st != CLMAX_OK) return st;
+    int last = attrs ? attrs->select_last_index : 0;
+    if (v.n == 0) return CLMAX_OK; /* the output is empty */
+    for (uint64_t o = 0; o < v.outer; o++)
+        for (uint64_t i = 0; i < v.inner; i++)
+            y[o * v.inner + i] = (int64_t)row_winner(input->type, x, v, o, i, last, 1);
+    return CLMAX_OK;
+}
+
+clmax_status ref_arg_with_values(const clmax_tensor_desc *input, const void *x,
+                                 const clmax_argmax_attrs *attrs, int min, void *values,
+                                 int64_t *indices)
+{
+    ref_view v;
+    clmax_status st = ref_argmax_check(input, attrs, NULL, &v);
+    if (st != CLMAX_OK) return st;
+    int last = attrs ? attrs->select_last_index : 0;
+    if (v.n == 0) return CLMAX_OK;
+    size_t es = ref_type_size(input->type);
+    for (uint64_t o = 0; o < v.outer; o++)
+        for (uint64_t i = 0; i < v.inner; i++) {
+            uint64_t q = o * v.inner + i;
+            uint64_t k = row_winner(input->type, x, v, o, i, last, min);
+            indices[q] = (int64_t)k;
+            memcpy((char *)values + q * es, (const char *)x + ((o * v.n + k) * v.inner + i) * es,
+                   es);
         }
     return CLMAX_OK;
 }

@@ -1,8 +1,9 @@
 /*
  * An independent, deliberately simple scalar reference of the clmax contract (docs: DESIGN.md
- * section 1): ArgMax and Hardmax of every opset and type, output-shape inference and the error
- * rules. It shares nothing with the library but the public header's types: values are decoded by
- * hand and compared by value (NaN explicitly), never through ordered integer keys.
+ * section 1): ArgMax, ArgMin and Hardmax of every opset and type, the values at the winners (max
+ * and min with indices), output-shape inference and the error rules. It shares nothing with the
+ * library but the public header's types: values are decoded by hand and compared by value (NaN
+ * explicitly), never through ordered integer keys.
  */
 #ifndef CLMAX_TESTS_REFERENCE_H
 #define CLMAX_TESTS_REFERENCE_H
@@ -49,11 +50,25 @@ double ref_bfloat16_to_double(uint16_t bits);
 
 /* Compares elements i and j of x (type type) in the contract's order: -1, 0 or 1. */
 int ref_compare(clmax_type type, const void *x, uint64_t i, uint64_t j);
+/* ArgMin's order: 1 when element i beats element j, -1 when j beats i, 0 when they tie. A NaN
+ * beats everything but another NaN (numpy's argmin returns the first NaN); otherwise the smaller
+ * value wins; -0 == +0. Not ref_compare negated: NaN wins in both orders. */
+int ref_compare_min(clmax_type type, const void *x, uint64_t i, uint64_t j);
 
 /* The operators. Return the check's status; y is written only on success. */
 clmax_status ref_argmax(const clmax_tensor_desc *input, const void *x,
                         const clmax_argmax_attrs *attrs, int64_t *y);
 clmax_status ref_hardmax(const clmax_tensor_desc *input, const void *x,
                          const clmax_hardmax_attrs *attrs, void *y);
+
+/* ONNX ArgMin: ArgMax's checks, shapes and tie rule, the minimum winning (ref_compare_min). */
+clmax_status ref_argmin(const clmax_tensor_desc *input, const void *x,
+                        const clmax_argmax_attrs *attrs, int64_t *y);
+
+/* Indices as ref_argmax (min == 0) or ref_argmin (min != 0), and in values (the input's type,
+ * one element per index) the bits of the element each index points at. */
+clmax_status ref_arg_with_values(const clmax_tensor_desc *input, const void *x,
+                                 const clmax_argmax_attrs *attrs, int min, void *values,
+                                 int64_t *indices);
 
 #endif

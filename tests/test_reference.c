@@ -192,3 +192,71 @@ Test(reference, error_rules)
     h.axis = 1;
     cr_assert_eq(ref_hardmax_check(&d, &h, NULL, NULL), CLMAX_OK); /* empty output */
 }
+
+/* ArgMin's order: NaN still wins, then the smallest; -0 == +0; integers over their full range. */
+Test(reference, compare_min_order)
+{
+    uint16_t nan_inf[2] = {0x7E00, 0xFC00}, nans[2] = {0xFE01, 0x7C01};
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT16, nan_inf, 0, 1), 1); /* NaN beats -inf */
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT16, nan_inf, 1, 0), -1);
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT16, nans, 0, 1), 0); /* two NaNs tie */
+    uint16_t h[6] = {0xFC00, 0xBC00, 0x8001, 0x8000, 0x0000, 0x0001};
+    for (uint64_t i = 0; i + 1 < 6; i++)
+        cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT16, h, i, i + 1), i == 3 ? 0 : 1, "f16 %llu",
+                     (unsigned long long)i);
+    uint16_t b[2] = {0x0080, 0x007F}; /* min normal vs max denormal (bfloat16) */
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_BFLOAT16, b, 0, 1), -1);
+    float f[4] = {-0.0f, 0.0f, NAN, -INFINITY};
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT32, f, 0, 1), 0);
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT32, f, 2, 3), 1);
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT32, f, 3, 0), 1);
+    double d[2] = {-4.9e-324, 0.0};
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_FLOAT64, d, 0, 1), 1);
+    int64_t s[2] = {INT64_MIN, INT64_MAX};
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_INT64, s, 0, 1), 1);
+    uint64_t u[2] = {0x7FFFFFFFFFFFFFFFull, 0x8000000000000000ull};
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_UINT64, u, 0, 1), 1);
+    int8_t s8[2] = {-128, 127};
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_INT8, s8, 0, 1), 1);
+    uint8_t u8[2] = {0x80, 0x7F};
+    cr_assert_eq(ref_compare_min(CLMAX_TYPE_UINT8, u8, 0, 1), -1);
+}
+
+/* The ONNX ArgMin documentation examples, and values taken bit for bit. */
+Test(reference, onnx_argmin_examples)
+{
+    int32_t data[4] = {2, 1, 3, 10};
+    int64_t dims[2] = {2, 2};
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_INT32, 2, dims);
+    clmax_argmax_attrs a = ref_argmax_defaults(13);
+    int64_t y[2];
+    cr_assert_eq(ref_argmin(&d, data, &a, y), CLMAX_OK);
+    cr_assert(y[0] == 0 && y[1] == 0);
+    a.axis = 1;
+    cr_assert_eq(ref_argmin(&d, data, &a, y), CLMAX_OK);
+    cr_assert(y[0] == 1 && y[1] == 0);
+    int32_t tie[4] = {2, 2, 3, 10};
+    a.select_last_index = 1;
+    cr_assert_eq(ref_argmin(&d, tie, &a, y), CLMAX_OK);
+    cr_assert(y[0] == 1 && y[1] == 0);
+    a.select_last_index = 0;
+    cr_assert_eq(ref_argmin(&d, tie, &a, y), CLMAX_OK);
+    cr_assert(y[0] == 0 && y[1] == 0);
+
+    /* values: the winners' own bits (the sign of a zero, a NaN's payload) */
+    uint32_t f[6] = {0x80000000u, 0x00000000u, 0x3F800000u, 0xFFC00005u, 0x7F800000u, 0x7FC00007u};
+    int64_t d3[2] = {2, 3};
+    clmax_tensor_desc e = test_desc(CLMAX_TYPE_FLOAT32, 2, d3);
+    uint32_t v[2];
+    a = ref_argmax_defaults(13);
+    a.axis = 1;
+    cr_assert_eq(ref_arg_with_values(&e, f, &a, 1, v, y), CLMAX_OK);
+    cr_assert(y[0] == 0 && v[0] == 0x80000000u && y[1] == 0 && v[1] == 0xFFC00005u);
+    cr_assert_eq(ref_arg_with_values(&e, f, &a, 0, v, y), CLMAX_OK);
+    cr_assert(y[0] == 2 && v[0] == 0x3F800000u && y[1] == 0 && v[1] == 0xFFC00005u);
+    a.select_last_index = 1;
+    cr_assert_eq(ref_arg_with_values(&e, f, &a, 1, v, y), CLMAX_OK);
+    cr_assert(y[0] == 1 && v[0] == 0 && y[1] == 2 && v[1] == 0x7FC00007u);
+    cr_assert_eq(ref_arg_with_values(&e, f, &a, 0, v, y), CLMAX_OK);
+    cr_assert(y[0] == 2 && y[1] == 2 && v[1] == 0x7FC00007u);
+}

@@ -4,7 +4,8 @@
     cli_cases.py --list                 print the case names
     cli_cases.py CLMAX WORKDIR CASE     run one case against the clmax executable CLMAX
 
-Inputs and expected outputs are made here with NumPy (np.argmax is the ONNX reference). Exit
+Inputs and expected outputs are made here with NumPy (np.argmax and np.argmin are the ONNX
+reference; np.take_along_axis gives the values --values must write). Exit
 status: 0 pass, 1 fail, 77 skip (OpenCL cases without a device, unless CLMAX_REQUIRE_OPENCL=1, and
 whenever CLMAX_BACKEND=cpu).
 """
@@ -92,6 +93,33 @@ def ref_argmax(x, axis=0, keepdims=1, select_last_index=0):
     if keepdims:
         r = n.expand_dims(r, axis)
     return n.asarray(r).astype("<i8")
+
+
+def ref_argmin(x, axis=0, keepdims=1, select_last_index=0):
+    """np.argmin: NaN wins (the first NaN), else the smallest; the last with the flip trick."""
+    n = np()
+    axis = axis % x.ndim
+    if select_last_index:
+        r = x.shape[axis] - 1 - n.argmin(n.flip(x, axis), axis=axis)
+    else:
+        r = n.argmin(x, axis=axis)
+    if keepdims:
+        r = n.expand_dims(r, axis)
+    return n.asarray(r).astype("<i8")
+
+
+def ref_values(x, idx, axis, keepdims=1):
+    """The elements of x at the indices idx (as ref_argmax/ref_argmin give them), bit for bit."""
+    n = np()
+    axis = axis % x.ndim
+    full = idx if keepdims else n.expand_dims(idx, axis)
+    v = n.take_along_axis(x, full.astype(n.intp), axis=axis)
+    return v if keepdims else n.squeeze(v, axis=axis)
+
+
+def ref_arg(op, x, axis=0, keepdims=1, select_last_index=0):
+    f = ref_argmax if op == "argmax" else ref_argmin
+    return f(x, axis, keepdims, select_last_index)
 
 
 def ref_hardmax(x, axis, opset, out_dtype, one):
@@ -301,6 +329,281 @@ for _op in ["argmax", "hardmax"]:
         case("%s.bf16.%s" % (_op, _b))(bf16_case(_op, _b, "<u2"))
     case("%s.bf16.V2" % _op)(bf16_case(_op, "cpu", "|V2"))
     case("%s.bf16.big_endian" % _op)(bf16_case(_op, "cpu", ">u2"))
+
+
+# ---- ArgMin, and the values of both (--values) ---------------------------------------------------
+
+
+def argmin_type_case(t, backend):
+    def run(ctx):
+        b = backend_args(ctx, backend)
+        x = sample("<" + t if t[1] != "1" else "|" + t, (3, 5, 7), seed=len(t) + ord(t[1]))
+        ctx.save("in.npy", x)
+        ctx.run("argmin", "in.npy", "out.npy", *b)  # the defaults: axis 0, keepdims 1
+        ctx.check("out.npy", ref_argmin(x, 0))
+        for axis in [1, 2, -1, -3]:
+            ctx.run("argmin", "in.npy", "out.npy", "--axis=%d" % axis, *b)
+            ctx.check("out.npy", ref_argmin(x, axis))
+        ctx.run("argmin", "in.npy", "out.npy", "--axis=1", "--keepdims=0", *b)
+        ctx.check("out.npy", ref_argmin(x, 1, keepdims=0))
+        for axis in [0, 2]:
+            ctx.run("argmin", "in.npy", "out.npy", "--axis=%d" % axis, "--select-last-index=1", *b)
+            ctx.check("out.npy", ref_argmin(x, axis, select_last_index=1))
+        for opset in [1, 11, 12]:
+            ctx.run("argmin", "in.npy", "out.npy", "--opset=%d" % opset, "--axis=-1", *b)
+            ctx.check("out.npy", ref_argmin(x, -1))
+        # A long contiguous axis and a long strided one.
+        y = sample(x.dtype, (3, 3000), seed=8)
+        ctx.save("long.npy", y)
+        for axis in [0, 1]:
+            ctx.run("argmin", "long.npy", "out.npy", "--axis=%d" % axis, *b)
+            ctx.check("out.npy", ref_argmin(y, axis))
+
+    return run
+
+
+def values_type_case(op, t, backend):
+    """--values for op on type t: the elements at the indices, in the input's dtype, bit for bit."""
+    def run(ctx):
+        b = backend_args(ctx, backend)
+        d = "<" + t if t[1] != "1" else "|" + t
+        x = sample(d, (4, 6, 5), seed=3 * len(t) + ord(t[1]) + len(op))
+        ctx.save("in.npy", x)
+        for axis, keep, last in [(0, 1, 0), (1, 0, 0), (2, 1, 1), (-2, 0, 1), (-1, 0, 0)]:
+            args = ["--axis=%d" % axis, "--keepdims=%d" % keep, "--select-last-index=%d" % last]
+            ctx.run(op, "in.npy", "out.npy", "--values=val.npy", *args, *b)
+            idx = ref_arg(op, x, axis, keep, last)
+            ctx.check("out.npy", idx)
+            ctx.check("val.npy", ref_values(x, idx, axis, keep), descr=d)
+        # "--values VALUES.npy", the opset 13 defaults, and a long row
+        ctx.run(op, "in.npy", "out.npy", "--values", "val2.npy", *b)
+        idx = ref_arg(op, x, 0)
+        ctx.check("out.npy", idx)
+        ctx.check("val2.npy", ref_values(x, idx, 0), descr=d)
+        y = sample(d, (2, 5001), seed=9)
+        ctx.save("long.npy", y)
+        ctx.run(op, "long.npy", "out.npy", "--axis=1", "--keepdims=0", "--values=val.npy", *b)
+        idx = ref_arg(op, y, 1, 0)
+        ctx.check("out.npy", idx)
+        ctx.check("val.npy", ref_values(y, idx, 1, 0), descr=d)
+
+    return run
+
+
+for _t in FLOAT_TYPES + INT_TYPES:
+    for _b in ["cpu", "opencl"]:
+        case("argmin.%s.%s" % (_t, _b))(argmin_type_case(_t, _b))
+        for _op in ["argmax", "argmin"]:
+            case("values.%s.%s.%s" % (_op, _t, _b))(values_type_case(_op, _t, _b))
+
+
+def values_bf16_case(op, backend):
+    def run(ctx):
+        b = backend_args(ctx, backend)
+        f = sample("<f4", (4, 9, 5), seed=41)
+        bits = bf16_bits(f)
+        ref = bf16_to_f32(bits)
+        ctx.save("in.npy", bits.astype("<u2"))
+        for axis, last in [(0, 0), (1, 1), (2, 0)]:
+            ctx.run(op, "in.npy", "out.npy", "--bf16", "--axis=%d" % axis,
+                    "--select-last-index=%d" % last, "--values=val.npy", *b)
+            idx = ref_arg(op, ref, axis, 1, last)
+            ctx.check("out.npy", idx)
+            # bfloat16 values as their bits, '<u2'
+            ctx.check("val.npy", ref_values(bits, idx, axis), descr="<u2")
+        ctx.run(op, "in.npy", "out.npy", "--bf16", "--opset=12", rc=1,
+                err=r"in\.npy: %s: unsupported type" % op)
+
+    return run
+
+
+for _op in ["argmax", "argmin"]:
+    for _b in ["cpu", "opencl"]:
+        case("values.%s.bf16.%s" % (_op, _b))(values_bf16_case(_op, _b))
+
+
+@case("argmin.nan_and_zeros")
+def _(ctx):
+    """NaN wins as in np.argmin (the first, or the last with --select-last-index); -0 == +0 and
+    the value written keeps the winner's sign and NaN payload."""
+    n = np()
+    x = n.array([[1, 3, -2, 0, -2], [2, n.nan, 2, 2, -n.nan], [-0.0, 0.0, 5, 0.0, -0.0]],
+                dtype="<f8")
+    x.view("<u8")[1, 1] |= n.uint64(5)  # a payload
+    ctx.save("in.npy", x)
+    for backend in ["cpu", "auto"]:
+        ctx.run("argmin", "in.npy", "out.npy", "--axis=1", "--values=v.npy", "--backend=" + backend)
+        ctx.check("out.npy", n.array([[2], [1], [0]], dtype="<i8"))
+        ctx.check("v.npy", ref_values(x, n.array([[2], [1], [0]]), 1))
+        assert n.load(ctx.path("v.npy")).view("<u8")[1, 0] == x.view("<u8")[1, 1]
+        assert n.signbit(n.load(ctx.path("v.npy"))[2, 0])
+        ctx.run("argmin", "in.npy", "out.npy", "--axis=1", "--select-last-index=1",
+                "--values=v.npy", "--backend=" + backend)
+        ctx.check("out.npy", n.array([[4], [4], [4]], dtype="<i8"))
+        ctx.check("out.npy", ref_argmin(x, 1, select_last_index=1))
+        v = n.load(ctx.path("v.npy"))
+        assert v.view("<u8")[1, 0] == x.view("<u8")[1, 4] and n.signbit(v[2, 0]), v
+        ctx.run("argmax", "in.npy", "out.npy", "--axis=1", "--values=v.npy", "--keepdims=0",
+                "--backend=" + backend)
+        ctx.check("out.npy", ref_argmax(x, 1, keepdims=0))
+        ctx.check("v.npy", ref_values(x, ref_argmax(x, 1, keepdims=0), 1, 0))
+
+
+@case("argmin.big_endian_and_fortran")
+def _(ctx):
+    for t in ["f4", "i8", "u2"]:
+        x = sample(">" + t, (5, 4, 3), seed=51)
+        ctx.save("in.npy", x, fortran=t == "i8")
+        for axis in [0, 1, 2]:
+            ctx.run("argmin", "in.npy", "out.npy", "--axis=%d" % axis, "--values=v.npy")
+            idx = ref_argmin(x, axis)
+            ctx.check("out.npy", idx)
+            # values in native (little-endian) order
+            ctx.check("v.npy", ref_values(x, idx, axis).astype("<" + t), descr="<" + t)
+
+
+@case("argmin.empty")
+def _(ctx):
+    n = np()
+    x = n.zeros((3, 0, 2), dtype="<i2")
+    ctx.save("in.npy", x)
+    ctx.run("argmin", "in.npy", "out.npy", "--axis=0", "--values=v.npy")
+    ctx.check("out.npy", n.zeros((1, 0, 2), dtype="<i8"))
+    ctx.check("v.npy", n.zeros((1, 0, 2), dtype="<i2"))
+    ctx.run("argmax", "in.npy", "out.npy", "--axis=2", "--keepdims=0", "--values=v.npy")
+    ctx.check("out.npy", n.zeros((3, 0), dtype="<i8"))
+    ctx.check("v.npy", n.zeros((3, 0), dtype="<i2"))
+    ctx.run("argmin", "in.npy", "out.npy", "--axis=1", rc=1,
+            err=r"in\.npy: argmin: reduction over an empty axis")
+
+
+@case("argmin.verbose")
+def _(ctx):
+    x = sample("<f2", (6, 7), seed=52)
+    ctx.save("in.npy", x)
+    ctx.run("argmin", "in.npy", "out.npy", "-v", "--axis=1", "--values=v.npy",
+            err=r"backend: (opencl|cpu)\nclmax: device: .+\n.*input: in\.npy float16 \[6, 7\]"
+                r".*output: out\.npy int64 \[6, 1\]\nclmax: values: v\.npy float16 \[6, 1\]"
+                r".*argmin: [0-9.]+ ms")
+    ctx.run("argmin", "in.npy", "out.npy", "--values=v.npy", quiet=True)
+    ctx.check("v.npy", ref_values(x, ref_argmin(x, 0), 0))
+
+
+@case("values.refused_same_file")
+def _(ctx):
+    """VALUES may be neither OUT nor IN, however spelled: bad usage, nothing touched."""
+    x = sample("<f4", (3, 4), seed=53)
+    ctx.save("in.npy", x)
+    ctx.write("out.npy", b"precious")
+    os.mkdir(ctx.path("sub"))
+    os.symlink("in.npy", ctx.path("link.npy"))
+    for op in ["argmax", "argmin"]:
+        for out, val in [("out.npy", "out.npy"), ("out.npy", "./out.npy"), ("out.npy",
+                         "sub/../out.npy"), ("new.npy", "new.npy"), ("new.npy", "./sub/../new.npy"),
+                         ("out.npy", ctx.path("out.npy"))]:
+            for spelling in [["--values=" + val], ["--values", val]]:
+                ctx.run(op, "in.npy", out, *spelling, rc=2,
+                        err=r"^clmax %s: --values=.*: VALUES\.npy must be another file than "
+                            r"OUT\.npy\nTry 'clmax %s --help'\.\n$" % (op, op))
+        for val in ["in.npy", "./in.npy", "link.npy", ctx.path("in.npy")]:
+            ctx.run(op, "in.npy", "out.npy", "--values=" + val, rc=2,
+                    err=r"VALUES\.npy must be another file than IN\.npy")
+    with open(ctx.path("out.npy"), "rb") as f:
+        assert f.read() == b"precious"
+    assert not os.path.exists(ctx.path("new.npy"))
+    n = np()
+    assert n.array_equal(n.load(ctx.path("in.npy")), x)
+
+
+@case("values.usage")
+def _(ctx):
+    ctx.save("in.npy", sample("<f4", (2, 3)))
+    for args, err in [
+            (["argmax", "in.npy", "out.npy", "--values"], r"--values needs a file"),
+            (["argmin", "in.npy", "out.npy", "--values="], r"--values needs a file"),
+            (["hardmax", "in.npy", "out.npy", "--values=v.npy"], r"unknown option '--values=v"),
+            (["hardmax", "in.npy", "out.npy", "--values", "v.npy"], r"unknown option '--values'"),
+            (["argmin", "in.npy", "out.npy", "--value=v.npy"], r"unknown option '--value=v"),
+            (["argmin", "in.npy", "out.npy", "v.npy"], r"unexpected argument 'v\.npy'")]:
+        ctx.run(*args, rc=2, err=r"^clmax %s: %s.*\nTry 'clmax %s --help'\.\n$"
+                % (args[0], err, args[0]))
+    for f in ["out.npy", "v.npy"]:
+        assert not os.path.exists(ctx.path(f))
+
+
+@case("values.failure_leaves_neither")
+def _(ctx):
+    """When anything fails, neither OUT nor VALUES is created or changed, and no temporary file
+    is left behind."""
+    ctx.save("in.npy", sample("<f4", (2, 3), seed=54))
+    os.mkdir(ctx.path("dir.npy"))
+
+    def precious():
+        ctx.write("out.npy", b"precious out")
+        ctx.write("v.npy", b"precious values")
+
+    def untouched():
+        with open(ctx.path("out.npy"), "rb") as f:
+            assert f.read() == b"precious out", "OUT changed by a failed run"
+        with open(ctx.path("v.npy"), "rb") as f:
+            assert f.read() == b"precious values", "VALUES changed by a failed run"
+
+    for op in ["argmax", "argmin"]:
+        # Both outputs exist: the operation, the input, the device, usage.
+        for args, rc in [(["--axis=7"], 1), (["--bf16"], 1), (["--keepdims=3"], 2),
+                         (["--opset=11", "--select-last-index=1"], 2),
+                         (["--backend=opencl", "--device=no-such-device-xyz"], 1)]:
+            precious()
+            ctx.run(op, "in.npy", "out.npy", "--values=v.npy", *args, rc=rc)
+            untouched()
+        precious()
+        ctx.write("bad.npy", b"not an npy file")
+        ctx.run(op, "bad.npy", "out.npy", "--values=v.npy", rc=1, err=r"bad\.npy: not a \.npy")
+        untouched()
+        # VALUES cannot be written: OUT stays as it was.
+        precious()
+        for val, err in [("dir.npy", r"^clmax: dir\.npy: is a directory"),
+                         ("nodir/v.npy", r"^clmax: nodir/v\.npy: cannot create a file beside it")]:
+            ctx.run(op, "in.npy", "out.npy", "--values=" + val, rc=1, err=err)
+            untouched()
+        # OUT cannot be written: VALUES stays as it was, and no new VALUES appears.
+        for out, err in [("dir.npy", r"^clmax: dir\.npy: is a directory"),
+                         ("nodir/out.npy", r"cannot create a file beside it")]:
+            ctx.run(op, "in.npy", out, "--values=v.npy", rc=1, err=err)
+            untouched()
+            ctx.run(op, "in.npy", out, "--values=new.npy", rc=1, err=err)
+            assert not os.path.exists(ctx.path("new.npy")), "VALUES written by a failed run"
+        if os.geteuid() != 0:
+            os.mkdir(ctx.path("ro"))
+            os.chmod(ctx.path("ro"), 0o555)
+            try:
+                ctx.run(op, "in.npy", "out.npy", "--values=ro/v.npy", rc=1,
+                        err=r"Permission denied")
+                untouched()
+            finally:
+                os.chmod(ctx.path("ro"), 0o755)
+                os.rmdir(ctx.path("ro"))
+    # A successful run replaces both.
+    x = sample("<f4", (2, 3), seed=54)
+    ctx.run("argmin", "in.npy", "out.npy", "--values=v.npy", "--axis=1")
+    ctx.check("out.npy", ref_argmin(x, 1))
+    ctx.check("v.npy", ref_values(x, ref_argmin(x, 1), 1))
+
+
+@case("values.symlink")
+def _(ctx):
+    """Through a symbolic link VALUES' target is replaced and the link kept."""
+    x = sample("<i4", (5, 3), seed=55)
+    ctx.save("in.npy", x)
+    os.mkdir(ctx.path("sub"))
+    ctx.write("sub/target.npy", b"old")
+    os.symlink("sub/target.npy", ctx.path("link.npy"))
+    ctx.run("argmax", "in.npy", "out.npy", "--values=link.npy")
+    assert os.path.islink(ctx.path("link.npy"))
+    ctx.check("sub/target.npy", ref_values(x, ref_argmax(x, 0), 0))
+    # VALUES a link to OUT: the same file
+    ctx.run("argmax", "in.npy", "sub/target.npy", "--values=link.npy", rc=2,
+            err=r"must be another file than OUT\.npy")
 
 
 @case("hardmax.int_refused")
@@ -978,6 +1281,45 @@ def _(ctx):
                                      r"--bf16.*-v")
     ctx.run("hardmax", "in.npy", "--help", out=r"^Usage: clmax hardmax")
     ctx.run(rc=2, err=r"Usage: clmax")
+
+
+@case("usage.argmin_help")
+def _(ctx):
+    ctx.run("--help", out=r"argmin IN\.npy OUT\.npy .*--values=VALUES\.npy")
+    for args in [["argmin", "--help"], ["argmin", "-h"], ["help", "argmin"],
+                 ["argmin", "in.npy", "--help"]]:
+        ctx.run(*args, out=r"^Usage: clmax argmin IN\.npy OUT\.npy")
+    ctx.run("argmin", "--help", out=r"--axis=N.*--keepdims=0\|1.*--select-last-index=0\|1.*"
+                                     r"--opset=N.*--values=VALUES\.npy.*"
+                                     r"--backend=auto\|opencl\|cpu.*--device=SEL.*--bf16.*-v")
+    ctx.run("argmax", "--help", out=r"--values=VALUES\.npy")
+    p = ctx.run("hardmax", "--help")
+    assert b"--values" not in p.stdout
+
+
+@case("usage.argmin_errors")
+def _(ctx):
+    ctx.save("in.npy", sample("<f4", (2, 3)))
+    bad = [
+        (["argmin"], r"missing IN\.npy and OUT\.npy"),
+        (["argmin", "in.npy"], r"missing OUT\.npy"),
+        (["argmin", "in.npy", "out.npy", "--frobnicate"], r"unknown option '--frobnicate'"),
+        (["argmin", "in.npy", "out.npy", "--axis=one"], r"--axis=one: not an integer"),
+        (["argmin", "in.npy", "out.npy", "--keepdims=2"], r"--keepdims=2: must be 0 or 1"),
+        (["argmin", "in.npy", "out.npy", "--select-last-index=2"],
+         r"--select-last-index=2: must be 0 or 1"),
+        (["argmin", "in.npy", "out.npy", "--select-last-index=1", "--opset=11"],
+         r"--select-last-index needs opset 12 or later"),
+        (["argmin", "in.npy", "out.npy", "--opset=10"], r"--opset=10: ArgMin is defined at "
+                                                        r"opsets 1, 11, 12 and 13"),
+        (["argmin", "in.npy", "out.npy", "--backend=gpu"], r"--backend=gpu: must be auto"),
+        (["argmin", "in.npy", "out.npy", "--device="], r"--device needs a value"),
+        (["argmin", "in.npy", "out.npy", "--bf16=1"], r"unknown option '--bf16=1'"),
+    ]
+    for args, err in bad:
+        ctx.run(*args, rc=2, err=r"^clmax argmin: " + err + r".*\nTry 'clmax argmin --help'\.\n$")
+        assert not os.path.exists(ctx.path("out.npy"))
+    ctx.run("argmin", "in.npy", "out.npy", "--axis=2", rc=1, err=r"in\.npy: argmin: invalid axis")
 
 
 @case("usage.version")

@@ -1,11 +1,11 @@
 /*
- * The ONNX backend node tests for ArgMax and Hardmax (Debian's libonnx-testdata), run on both clmax
- * backends and compared bit for bit with the expected outputs.
+ * The ONNX backend node tests for ArgMax, ArgMin and Hardmax (Debian's libonnx-testdata), run on
+ * both clmax backends and compared bit for bit with the expected outputs.
  *
  * One Criterion test per case directory and backend: onnx_cpu/<case> and onnx_opencl/<case>. The
  * list of cases is generated at configure time (onnx_cases.h); onnx_node/discovery checks at run
  * time that the data directory holds exactly those cases, and at least one of each operator, so a
- * missing or emptied data set fails instead of passing vacuously.
+ * missing or emptied data set (or one without ArgMin cases) fails instead of passing vacuously.
  *
  * Environment:
  *   CLMAX_ONNX_TESTDATA_DIR  overrides the data directory compiled in
@@ -215,13 +215,15 @@ static const char *why(clmax_status st)
     return *msg ? msg : clmax_status_string(st);
 }
 
-/* The operator version a model opset selects: the newest version not above it. */
+/* The operator version a model opset selects: the newest version not above it. ArgMin has the
+ * versions of ArgMax. */
 static int op_version(const char *op_type, int64_t opset)
 {
     static const int argmax[] = {13, 12, 11, 1};
     static const int hardmax[] = {13, 11, 1};
-    const int *v = strcmp(op_type, "ArgMax") == 0 ? argmax : hardmax;
-    size_t n = strcmp(op_type, "ArgMax") == 0 ? 4 : 3;
+    int arg = strcmp(op_type, "ArgMax") == 0 || strcmp(op_type, "ArgMin") == 0;
+    const int *v = arg ? argmax : hardmax;
+    size_t n = arg ? 4 : 3;
     for (size_t k = 0; k < n; k++)
         if (opset >= v[k]) return v[k];
     return 0;
@@ -268,7 +270,8 @@ static clmax_context *open_backend(clmax_backend backend)
 }
 
 typedef struct case_attrs {
-    int is_argmax;
+    int is_argmax; /* ArgMax or ArgMin: the same attributes */
+    int is_min;    /* ArgMin */
     clmax_argmax_attrs argmax;
     clmax_hardmax_attrs hardmax;
 } case_attrs;
@@ -277,7 +280,8 @@ typedef struct case_attrs {
 static void read_attrs(const char *name, const onnx_node_model *m, case_attrs *a)
 {
     memset(a, 0, sizeof *a);
-    a->is_argmax = strcmp(m->op_type, "ArgMax") == 0;
+    a->is_min = strcmp(m->op_type, "ArgMin") == 0;
+    a->is_argmax = strcmp(m->op_type, "ArgMax") == 0 || a->is_min;
     if (!a->is_argmax && strcmp(m->op_type, "Hardmax") != 0)
         cr_assert_fail("%s: unexpected op_type %s", name, m->op_type);
     if (strcmp(m->domain, "") != 0 && strcmp(m->domain, "ai.onnx") != 0)
@@ -376,8 +380,12 @@ static void run_set(clmax_context *ctx, const char *name, const char *backend,
     memset(y + expected.nbytes, GUARD_BYTE, GUARD_BYTES);
     memcpy(x_copy, in.data, in.nbytes);
 
-    st = a->is_argmax ? clmax_argmax(ctx, &in_desc, in.data, &a->argmax, (int64_t *)(void *)y)
-                      : clmax_hardmax(ctx, &in_desc, in.data, &a->hardmax, y);
+    if (a->is_min)
+        st = clmax_argmin(ctx, &in_desc, in.data, &a->argmax, (int64_t *)(void *)y);
+    else if (a->is_argmax)
+        st = clmax_argmax(ctx, &in_desc, in.data, &a->argmax, (int64_t *)(void *)y);
+    else
+        st = clmax_hardmax(ctx, &in_desc, in.data, &a->hardmax, y);
     if (st != CLMAX_OK) cr_assert_fail("%s\n  %s failed: %s", t.buf, m->op_type, why(st));
 
     int guard_ok = 1;
@@ -446,7 +454,8 @@ static const char *const compiled_cases[] = {CLMAX_ONNX_CASES(CLMAX_ONNX_NAME) N
 
 static int is_case_name(const char *n)
 {
-    return strncmp(n, "test_argmax_", 12) == 0 || strncmp(n, "test_hardmax_", 13) == 0;
+    return strncmp(n, "test_argmax_", 12) == 0 || strncmp(n, "test_argmin_", 12) == 0 ||
+           strncmp(n, "test_hardmax_", 13) == 0;
 }
 
 Test(onnx_node, discovery)
@@ -455,15 +464,17 @@ Test(onnx_node, discovery)
     DIR *d = opendir(dir);
     if (!d) cr_assert_fail("cannot open the ONNX test data directory %s", dir);
 
-    int argmax = 0, hardmax = 0, unknown = 0;
+    int argmax = 0, argmin = 0, hardmax = 0, unknown = 0;
     struct dirent *e;
     char path[4096];
     while ((e = readdir(d)) != NULL) {
         if (!is_case_name(e->d_name)) continue;
         make_path(path, sizeof path, "%s/%s/model.onnx", dir, e->d_name);
         if (!is_file(path)) continue;
-        if (e->d_name[5] == 'a')
+        if (strncmp(e->d_name, "test_argmax_", 12) == 0)
             argmax++;
+        else if (strncmp(e->d_name, "test_argmin_", 12) == 0)
+            argmin++;
         else
             hardmax++;
         int known = 0;
@@ -484,8 +495,9 @@ Test(onnx_node, discovery)
             missing++;
         }
     }
-    cr_log_info("%s: %d ArgMax and %d Hardmax cases", dir, argmax, hardmax);
+    cr_log_info("%s: %d ArgMax, %d ArgMin and %d Hardmax cases", dir, argmax, argmin, hardmax);
     cr_expect(argmax > 0, "no test_argmax_* cases in %s", dir);
+    cr_expect(argmin > 0, "no test_argmin_* cases in %s", dir);
     cr_expect(hardmax > 0, "no test_hardmax_* cases in %s", dir);
     cr_expect(unknown == 0 && missing == 0,
               "%d cases not compiled in, %d compiled-in cases missing (see above)", unknown,

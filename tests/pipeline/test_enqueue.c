@@ -4,7 +4,9 @@
  * integer extremes, every strategy (planned and forced), opsets and attributes, tensors at offsets
  * that are not the device's base-address alignment inside larger buffers with guard bytes, event
  * chains on in-order and out-of-order queues, int32 indices, caller scratch, misuse, empty tensors,
- * ownership of the caller's objects, and several threads on one context.
+ * ownership of the caller's objects, and several threads on one context. ArgMin
+ * (clmax_enqueue_argmin) too: offsets, int32 indices, split axes, against the reference and
+ * clmax_argmin on a CPU-path context.
  *
  * Without an OpenCL device the tests skip with a warning (they fail when CLMAX_REQUIRE_OPENCL=1);
  * with CLMAX_BACKEND=cpu they skip too, except those that need no device. Criterion forks a process
@@ -201,6 +203,7 @@ static void arena_free(arena *a)
 
 typedef struct job {
     int hardmax;
+    int min; /* ArgMin instead of ArgMax */
     clmax_tensor_desc desc;
     clmax_argmax_attrs aa;
     clmax_hardmax_attrs ha;
@@ -232,6 +235,13 @@ static void job_argmax(job *j, clmax_type type, int rank, const int64_t *dims, i
     j->aa.keepdims = keepdims;
     j->aa.select_last_index = last;
     j->itype = CLMAX_INDEX_INT64;
+}
+
+static void job_argmin(job *j, clmax_type type, int rank, const int64_t *dims, int opset,
+                       int64_t axis, int keepdims, int last)
+{
+    job_argmax(j, type, rank, dims, opset, axis, keepdims, last);
+    j->min = 1;
 }
 
 static void job_hardmax(job *j, clmax_type type, int rank, const int64_t *dims, int opset,
@@ -297,7 +307,10 @@ static void job_fill(job *j, int kind, uint64_t seed)
     } else {
         uint64_t outputs = output_count(&out);
         int64_t *idx = test_malloc((size_t)outputs * 8);
-        cr_assert_eq(ref_argmax(&j->desc, j->x, &j->aa, idx), CLMAX_OK);
+        if (j->min)
+            cr_assert_eq(ref_argmin(&j->desc, j->x, &j->aa, idx), CLMAX_OK);
+        else
+            cr_assert_eq(ref_argmax(&j->desc, j->x, &j->aa, idx), CLMAX_OK);
         j->y_es = job_index_size(j);
         j->y_bytes = (size_t)outputs * j->y_es;
         if (j->itype == CLMAX_INDEX_INT32) {
@@ -311,9 +324,10 @@ static void job_fill(job *j, int kind, uint64_t seed)
             j->want = (unsigned char *)idx;
         }
         snprintf(j->what, sizeof j->what,
-                 "argmax %s %s opset %d axis %" PRId64 " keepdims %d select_last_index %d %s",
-                 test_type_str(type), shape, j->aa.opset, j->aa.axis, j->aa.keepdims,
-                 j->aa.select_last_index, j->itype == CLMAX_INDEX_INT32 ? "int32" : "int64");
+                 "%s %s %s opset %d axis %" PRId64 " keepdims %d select_last_index %d %s",
+                 j->min ? "argmin" : "argmax", test_type_str(type), shape, j->aa.opset, j->aa.axis,
+                 j->aa.keepdims, j->aa.select_last_index,
+                 j->itype == CLMAX_INDEX_INT32 ? "int32" : "int64");
     }
     size_t used = strlen(j->what);
     snprintf(j->what + used, sizeof j->what - used,
@@ -378,6 +392,9 @@ static clmax_status job_enqueue(clmax_context *ctx, job *j, const clmax_enqueue_
     if (j->hardmax)
         j->st = clmax_enqueue_hardmax(ctx, &j->desc, j->xa.mem, j->x_off, &j->ha, j->ya.mem,
                                       j->y_off, &o, nwait, wait, &j->done);
+    else if (j->min)
+        j->st = clmax_enqueue_argmin(ctx, &j->desc, j->xa.mem, j->x_off, &j->aa, j->ya.mem,
+                                     j->y_off, &o, nwait, wait, &j->done);
     else
         j->st = clmax_enqueue_argmax(ctx, &j->desc, j->xa.mem, j->x_off, &j->aa, j->ya.mem,
                                      j->y_off, &o, nwait, wait, &j->done);
@@ -452,7 +469,8 @@ static const char *job_host(clmax_context *ctx, job *j)
     } else {
         int64_t *idx = malloc(j->y_bytes / j->y_es * 8 + 8);
         if (idx == NULL) return job_fail(j, "out of host memory");
-        j->st = clmax_argmax(ctx, &j->desc, j->x, &j->aa, idx);
+        j->st = j->min ? clmax_argmin(ctx, &j->desc, j->x, &j->aa, idx)
+                       : clmax_argmax(ctx, &j->desc, j->x, &j->aa, idx);
         for (size_t i = 0; i < j->y_bytes / j->y_es; i++) {
             int32_t v32 = (int32_t)idx[i];
             memcpy(j->got_y + j->y_off + i * j->y_es, j->y_es == 4 ? (void *)&v32 : (void *)&idx[i],
@@ -706,6 +724,153 @@ Test(enqueue, forced_strategies)
         }
         clmax_context_destroy(ctx);
     }
+    env_close(&e);
+}
+
+/* ---- ArgMin ---------------------------------------------------------------------------------- */
+
+/* clmax_enqueue_argmin at odd offsets, int64 and int32 indices, on contiguous, strided and split
+ * axes; the int64 results also against clmax_argmin on a CPU-path context. */
+Test(enqueue, argmin_types_and_offsets)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    clmax_context *host = cpu_open();
+    static const int kx[] = {3, 1, 9}, ky[] = {1, 9, 3};
+    static const int inputs[] = {IN_SPECIAL_ROWS, FILL_SMALL, FILL_BITS, FILL_FEW};
+    int n = 0;
+    for (size_t t = 0; t < NUM_SOME_TYPES; t++) {
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++, n++) {
+            const shape3 *sh = &shapes[s];
+            job j;
+            job_argmin(&j, some_types[t], sh->rank, sh->dims, 13, sh->axis, (n + 1) % 2,
+                       (n / 2) % 2);
+            if (n % 3 == 1) j.itype = CLMAX_INDEX_INT32;
+            job_offsets(&j, kx[n % 3], ky[(n / 3) % 3]);
+            if (sh->dims[sh->rank - 1] > 100000 && planner_free()) {
+                size_t need = 0;
+                ST_OK(clmax_argmax_scratch_size(ctx, &j.desc, &j.aa, &need), "scratch_size");
+                cr_assert_gt(need, 0, "a long row should be split, so need scratch");
+            }
+            job_fill(&j, inputs[n % 4], 1500 + (uint64_t)n);
+            run_job(&e, ctx, host, &j, NULL);
+            job_free(&j);
+        }
+    }
+    clmax_context_destroy(host);
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
+/* Long rows split across work-groups (planned and forced), minima and NaNs in different segments,
+ * int32 and int64 indices; opsets and attributes on a small tensor; int32 overflow, an empty
+ * tensor, and a CPU-path context refused. */
+Test(enqueue, argmin_split_int32_and_rules, .timeout = 300)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *planned = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    clmax_context *split = clmax_open(&e, CLMAX_STRATEGY_SPLIT);
+    clmax_context *host = cpu_open();
+    const int64_t dims[2] = {2, 250000};
+    const clmax_type types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16, CLMAX_TYPE_INT64,
+                                CLMAX_TYPE_UINT8};
+    int n = 0;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (int last = 0; last < 2; last++, n++) {
+            clmax_type type = types[t];
+            job j;
+            job_argmin(&j, type, 2, dims, 13, 1, 1, last);
+            if (n % 2) j.itype = CLMAX_INDEX_INT32;
+            job_offsets(&j, 3, 1);
+            job_fill(&j, FILL_CONST, 1600 + (uint64_t)n);
+            /* a background above the bottom, with winners far apart in each row */
+            ref_view v = {2, 250000, 1};
+            test_rng rng;
+            rng_seed(&rng, 1610 + (uint64_t)n);
+            for (uint64_t k = 0; k < 500000; k++)
+                elem_set(type, j.x, k, value_above_bottom(type, &rng));
+            const uint64_t row0[] = {60001, 190003, 249999}, row1[] = {3, 190003};
+            for (int k = 0; k < 3; k++)
+                plant(type, j.x, v, 0, 0, row0[k], value_bottom(type));
+            for (int k = 0; k < 2; k++)
+                plant(type, j.x, v, 1, 0, row1[k],
+                      ref_type_is_integer(type) ? value_bottom(type) : value_top(type, &rng));
+            int64_t want[2];
+            cr_assert_eq(ref_argmin(&j.desc, j.x, &j.aa, want), CLMAX_OK);
+            cr_assert_eq(want[0], last ? 249999 : 60001);
+            cr_assert_eq(want[1], last ? 190003 : 3);
+            for (int k = 0; k < 2; k++) {
+                if (j.itype == CLMAX_INDEX_INT32) {
+                    int32_t w32 = (int32_t)want[k];
+                    memcpy(j.want + 4 * k, &w32, 4);
+                } else {
+                    memcpy(j.want + 8 * k, &want[k], 8);
+                }
+            }
+            run_job(&e, n % 4 < 2 ? planned : split, host, &j, NULL);
+            job_free(&j);
+        }
+
+    /* opsets and attributes */
+    const int64_t small[3] = {4, 6, 5};
+    for (int o = 0; o < 4; o++) {
+        int opset = test_argmax_opsets[o];
+        for (int64_t axis = -3; axis < 3; axis += 2)
+            for (int last = 0; last < (opset >= 12 ? 2 : 1); last++, n++) {
+                job j;
+                job_argmin(&j, n % 2 ? CLMAX_TYPE_INT16 : CLMAX_TYPE_FLOAT64, 3, small, opset, axis,
+                           n % 2, last);
+                if (n % 3 == 0) j.itype = CLMAX_INDEX_INT32;
+                job_offsets(&j, 1 + 2 * (n % 5), 1 + 2 * (n % 3));
+                job_fill(&j, n % 2 ? FILL_SMALL : IN_SPECIAL_ROWS, 1700 + (uint64_t)n);
+                run_job(&e, split, host, &j, NULL);
+                job_free(&j);
+            }
+    }
+
+    /* int32 indices for an axis that does not fit, and an empty tensor still gives an event */
+    cl_int err;
+    cl_mem x = clCreateBuffer(e.context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CL_OK(err, "clCreateBuffer");
+    cl_mem y = clCreateBuffer(e.context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CL_OK(err, "clCreateBuffer");
+    clmax_enqueue_options i32;
+    clmax_enqueue_options_init(&i32);
+    i32.index_type = CLMAX_INDEX_INT32;
+    const int64_t over[2] = {1, ((int64_t)1 << 31) + 1}, empty[2] = {0, 5};
+    clmax_tensor_desc d_over = test_desc(CLMAX_TYPE_FLOAT32, 2, over);
+    clmax_tensor_desc d_empty = test_desc(CLMAX_TYPE_FLOAT32, 2, empty);
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = 1;
+    cl_event ev = NULL;
+    EXPECT_ST(clmax_enqueue_argmin(planned, &d_over, x, 0, &a, y, 0, &i32, 0, NULL, &ev),
+              CLMAX_ERROR_INDEX_OVERFLOW);
+    cr_assert_null(ev);
+    EXPECT_ST(clmax_enqueue_argmin(planned, &d_empty, x, 0, &a, y, 8, &i32, 0, NULL, &ev),
+              CLMAX_OK);
+    cr_assert_not_null(ev);
+    CL_OK(clWaitForEvents(1, &ev), "clWaitForEvents");
+    clReleaseEvent(ev);
+    ev = NULL;
+    a.opset = 11;
+    a.select_last_index = 1;
+    EXPECT_ST(clmax_enqueue_argmin(planned, &d_over, x, 0, &a, y, 0, NULL, 0, NULL, &ev),
+              CLMAX_ERROR_INVALID_ATTRIBUTE);
+    cr_assert(strstr(clmax_last_error(), "ArgMin") != NULL, "%s", clmax_last_error());
+    EXPECT_ST(clmax_enqueue_argmin(host, &d_over, x, 0, NULL, y, 0, NULL, 0, NULL, &ev),
+              CLMAX_ERROR_INVALID_ARGUMENT);
+    EXPECT_ST(clmax_enqueue_argmin(NULL, &d_over, x, 0, NULL, y, 0, NULL, 0, NULL, &ev),
+              CLMAX_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(ev);
+    CL_OK(clFinish(e.queue), "clFinish");
+    clReleaseMemObject(x);
+    clReleaseMemObject(y);
+    clmax_context_destroy(host);
+    clmax_context_destroy(split);
+    clmax_context_destroy(planned);
     env_close(&e);
 }
 

@@ -9,15 +9,16 @@
  * attribute the chosen opset does not have) is bad usage; one that needs the input is a refusal. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_REFUSED = 1, CLI_EXIT_USAGE = 2 };
 
-typedef enum cli_op { CLI_ARGMAX, CLI_HARDMAX } cli_op;
+typedef enum cli_op { CLI_ARGMAX, CLI_ARGMIN, CLI_HARDMAX } cli_op;
 
-/* `clmax argmax|hardmax ...`: argv holds the arguments after the command name. */
+/* `clmax argmax|argmin|hardmax ...`: argv holds the arguments after the command name. */
 int cli_run_op(cli_op op, int argc, char **argv);
 
 /* `clmax devices ...`: argv holds the arguments after the command name. */
 int cli_devices(int argc, char **argv);
 
-/* Print the usage of command ("argmax", "hardmax", "devices"), or of the whole tool for NULL. */
+/* Print the usage of command ("argmax", "argmin", "hardmax", "devices"), or of the whole tool for
+ * NULL. */
 void cli_usage(FILE *f, const char *command);
 
 /* Report bad usage of command on stderr (printf-style), with a pointer to its --help. Returns

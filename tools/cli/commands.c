@@ -1,11 +1,12 @@
-/* `clmax argmax` and `clmax hardmax`: parse the options, read IN.npy, run the operator, write
- * OUT.npy. */
+/* `clmax argmax`, `clmax argmin` and `clmax hardmax`: parse the options, read IN.npy, run the
+ * operator, write OUT.npy (and with --values, VALUES.npy: the maxima or minima themselves). */
 #include "cli.h"
 #include "npy.h"
 #include "progress.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "clmax.h"
@@ -13,6 +14,7 @@
 typedef struct op_args {
     cli_op op;
     const char *in, *out;
+    const char *values; /* --values: VALUES.npy, or NULL */
     int opset;
     int64_t axis;
     int has_axis;
@@ -26,7 +28,53 @@ typedef struct op_args {
 
 static const char *op_name(cli_op op)
 {
-    return op == CLI_ARGMAX ? "argmax" : "hardmax";
+    return op == CLI_ARGMAX ? "argmax" : op == CLI_ARGMIN ? "argmin" : "hardmax";
+}
+
+/* path's directory made canonical, and its last component: "/abs/dir/name" (malloc'd), or NULL. */
+static char *canonical_path(const char *path)
+{
+    char *copy = strdup(path), *slash, *dir, *name, *out;
+    size_t size;
+
+    if (copy == NULL) return NULL;
+    slash = strrchr(copy, '/');
+    if (slash == NULL) {
+        dir = realpath(".", NULL);
+        name = copy;
+    } else {
+        *slash = '\0';
+        dir = realpath(slash == copy ? "/" : copy, NULL);
+        name = slash + 1;
+    }
+    out = NULL;
+    if (dir != NULL) {
+        size = strlen(dir) + strlen(name) + 2;
+        out = malloc(size);
+        if (out != NULL) snprintf(out, size, "%s/%s", dir, name);
+    }
+    free(dir);
+    free(copy);
+    return out;
+}
+
+/* Whether two paths name the same file: the same text, the same existing file (links
+ * followed), or the same name in the same directory. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    char *ca, *cb;
+    int same;
+
+    if (strcmp(a, b) == 0) return 1;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    ca = canonical_path(a);
+    cb = canonical_path(b);
+    same = ca != NULL && cb != NULL && strcmp(ca, cb) == 0;
+    free(ca);
+    free(cb);
+    return same;
 }
 
 static double now_ms(void)
@@ -50,6 +98,8 @@ static int parse_flag01(const char *value, int *flag)
 static int parse_args(cli_op op, int argc, char **argv, op_args *a)
 {
     const char *cmd = op_name(op), *positional[2] = {NULL, NULL};
+    const char *op_title = op == CLI_ARGMAX ? "ArgMax" : op == CLI_ARGMIN ? "ArgMin" : "Hardmax";
+    int is_arg = op != CLI_HARDMAX; /* ArgMax and ArgMin take the same options */
     int npositional = 0, options_done = 0;
 
     memset(a, 0, sizeof *a);
@@ -83,23 +133,23 @@ static int parse_args(cli_op op, int argc, char **argv, op_args *a)
             int64_t v;
             if (r < 0) return cli_usage_error(cmd, "--opset needs a value");
             if (cli_parse_int64(value, &v) != 0 ||
-                (v != 1 && v != 11 && v != 13 && !(op == CLI_ARGMAX && v == 12)))
+                (v != 1 && v != 11 && v != 13 && !(is_arg && v == 12)))
                 return cli_usage_error(cmd, "--opset=%s: %s is defined at opsets %s", value,
-                                       op == CLI_ARGMAX ? "ArgMax" : "Hardmax",
-                                       op == CLI_ARGMAX ? "1, 11, 12 and 13" : "1, 11 and 13");
+                                       op_title, is_arg ? "1, 11, 12 and 13" : "1, 11 and 13");
             a->opset = (int)v;
-        } else if (op == CLI_ARGMAX &&
-                   (r = cli_option(argc, argv, &i, "--keepdims", &value)) != 0) {
+        } else if (is_arg && (r = cli_option(argc, argv, &i, "--keepdims", &value)) != 0) {
             if (r < 0) return cli_usage_error(cmd, "--keepdims needs a value");
             if (parse_flag01(value, &a->keepdims) != 0)
                 return cli_usage_error(cmd, "--keepdims=%s: must be 0 or 1", value);
             a->has_keepdims = 1;
-        } else if (op == CLI_ARGMAX &&
-                   (r = cli_option(argc, argv, &i, "--select-last-index", &value)) != 0) {
+        } else if (is_arg && (r = cli_option(argc, argv, &i, "--select-last-index", &value)) != 0) {
             if (r < 0) return cli_usage_error(cmd, "--select-last-index needs a value");
             if (parse_flag01(value, &a->select_last_index) != 0)
                 return cli_usage_error(cmd, "--select-last-index=%s: must be 0 or 1", value);
             a->has_select_last_index = 1;
+        } else if (is_arg && (r = cli_option(argc, argv, &i, "--values", &value)) != 0) {
+            if (r < 0 || value[0] == '\0') return cli_usage_error(cmd, "--values needs a file");
+            a->values = value;
         } else if ((r = cli_option(argc, argv, &i, "--backend", &value)) != 0) {
             if (r < 0) return cli_usage_error(cmd, "--backend needs a value");
             if (strcmp(value, "auto") == 0)
@@ -126,35 +176,58 @@ static int parse_args(cli_op op, int argc, char **argv, op_args *a)
                                a->opset);
     a->in = positional[0];
     a->out = positional[1];
+    if (a->values != NULL && (same_file(a->values, a->out) || same_file(a->values, a->in)))
+        return cli_usage_error(cmd, "--values=%s: VALUES.npy must be another file than %s",
+                               a->values, same_file(a->values, a->out) ? "OUT.npy" : "IN.npy");
     return -1;
 }
 
-/* The output descr: int64 indices, or the input's type in native byte order (bfloat16 as its
- * 16-bit pattern, which NumPy has no type for). */
-static void output_descr(const op_args *a, clmax_type type, char *descr, size_t size)
+/* The descr of an array of type in native byte order: bfloat16 as its 16-bit pattern, which NumPy
+ * has no type for; '|' for one-byte types, as NumPy writes them. */
+static void type_descr(clmax_type type, char *descr, size_t size)
 {
-    const char *code = "i8";
+    const char *code;
 
-    if (a->op == CLI_HARDMAX) {
-        switch (type) {
-        case CLMAX_TYPE_FLOAT16:
-            code = "f2";
-            break;
-        case CLMAX_TYPE_FLOAT32:
-            code = "f4";
-            break;
-        case CLMAX_TYPE_FLOAT64:
-            code = "f8";
-            break;
-        case CLMAX_TYPE_BFLOAT16:
-            code = "u2";
-            break;
-        default:
-            code = "??";
-            break; /* refused by clmax_hardmax_output_desc() */
-        }
+    switch (type) {
+    case CLMAX_TYPE_FLOAT16:
+        code = "f2";
+        break;
+    case CLMAX_TYPE_FLOAT32:
+        code = "f4";
+        break;
+    case CLMAX_TYPE_FLOAT64:
+        code = "f8";
+        break;
+    case CLMAX_TYPE_BFLOAT16:
+    case CLMAX_TYPE_UINT16:
+        code = "u2";
+        break;
+    case CLMAX_TYPE_INT8:
+        code = "i1";
+        break;
+    case CLMAX_TYPE_UINT8:
+        code = "u1";
+        break;
+    case CLMAX_TYPE_INT16:
+        code = "i2";
+        break;
+    case CLMAX_TYPE_INT32:
+        code = "i4";
+        break;
+    case CLMAX_TYPE_UINT32:
+        code = "u4";
+        break;
+    case CLMAX_TYPE_INT64:
+        code = "i8";
+        break;
+    case CLMAX_TYPE_UINT64:
+        code = "u8";
+        break;
+    default:
+        code = "??"; /* refused by the library before any output is made */
+        break;
     }
-    snprintf(descr, size, "%c%s", npy_native_order(), code);
+    snprintf(descr, size, "%c%s", clmax_type_size(type) == 1 ? '|' : npy_native_order(), code);
 }
 
 static void format_shape(const clmax_tensor_desc *d, char *buf, size_t size)
@@ -182,21 +255,22 @@ static void report_library_error(const char *what, const char *file, clmax_statu
 static int run(const op_args *a)
 {
     const char *name = op_name(a->op);
-    char err[NPY_ERROR_SIZE], descr[8], in_shape[CLMAX_MAX_RANK * 24], out_shape[sizeof in_shape];
+    char err[NPY_ERROR_SIZE], descr[8], vdescr[8], in_shape[CLMAX_MAX_RANK * 24],
+        out_shape[sizeof in_shape];
     clmax_argmax_attrs argmax_attrs;
     clmax_hardmax_attrs hardmax_attrs;
     clmax_context_options options;
     clmax_tensor_desc out_desc;
     clmax_context *ctx = NULL;
     npy_input in;
-    npy_output out;
+    npy_output out, values;
     clmax_status s;
     uint64_t count = 1;
     double t_context = 0, t_op = 0, t0;
     int status = CLI_EXIT_REFUSED, ran = 0;
 
     /* The opset was checked while parsing, so these cannot fail. */
-    if (a->op == CLI_ARGMAX) {
+    if (a->op != CLI_HARDMAX) {
         clmax_argmax_attrs_init(&argmax_attrs, a->opset);
         if (a->has_axis) argmax_attrs.axis = a->axis;
         if (a->has_keepdims) argmax_attrs.keepdims = a->keepdims;
@@ -214,8 +288,10 @@ static int run(const op_args *a)
     }
     memset(&out, 0, sizeof out);
     out.fd = -1;
-    s = a->op == CLI_ARGMAX ? clmax_argmax_output_desc(&in.desc, &argmax_attrs, &out_desc)
-                            : clmax_hardmax_output_desc(&in.desc, &hardmax_attrs, &out_desc);
+    memset(&values, 0, sizeof values);
+    values.fd = -1;
+    s = a->op != CLI_HARDMAX ? clmax_argmax_output_desc(&in.desc, &argmax_attrs, &out_desc)
+                             : clmax_hardmax_output_desc(&in.desc, &hardmax_attrs, &out_desc);
     if (s != CLMAX_OK) {
         progress_end();
         report_library_error(name, a->in, s);
@@ -223,7 +299,8 @@ static int run(const op_args *a)
     }
     for (int k = 0; k < out_desc.rank; k++)
         count *= (uint64_t)out_desc.dims[k];
-    output_descr(a, out_desc.type, descr, sizeof descr);
+    type_descr(out_desc.type, descr, sizeof descr);
+    type_descr(in.desc.type, vdescr, sizeof vdescr);
 
     progress_stage("starting the backend");
     t0 = now_ms();
@@ -244,11 +321,28 @@ static int run(const op_args *a)
         fprintf(stderr, "clmax: %s: %s\n", a->out, err);
         goto done;
     }
+    if (a->values != NULL &&
+        npy_output_create(&values, a->values, vdescr, out_desc.rank, out_desc.dims,
+                          count * clmax_type_size(in.desc.type), err, sizeof err) != 0) {
+        progress_end();
+        fprintf(stderr, "clmax: %s: %s\n", a->values, err);
+        goto done;
+    }
 
-    progress_stage(a->op == CLI_ARGMAX ? "running argmax" : "running hardmax");
+    progress_stage(a->op == CLI_ARGMAX   ? "running argmax"
+                   : a->op == CLI_ARGMIN ? "running argmin"
+                                         : "running hardmax");
     t0 = now_ms();
-    s = a->op == CLI_ARGMAX ? clmax_argmax(ctx, &in.desc, in.data, &argmax_attrs, out.data)
-                            : clmax_hardmax(ctx, &in.desc, in.data, &hardmax_attrs, out.data);
+    if (a->op == CLI_HARDMAX)
+        s = clmax_hardmax(ctx, &in.desc, in.data, &hardmax_attrs, out.data);
+    else if (a->values != NULL && a->op == CLI_ARGMAX)
+        s = clmax_max_with_indices(ctx, &in.desc, in.data, &argmax_attrs, values.data, out.data);
+    else if (a->values != NULL)
+        s = clmax_min_with_indices(ctx, &in.desc, in.data, &argmax_attrs, values.data, out.data);
+    else if (a->op == CLI_ARGMAX)
+        s = clmax_argmax(ctx, &in.desc, in.data, &argmax_attrs, out.data);
+    else
+        s = clmax_argmin(ctx, &in.desc, in.data, &argmax_attrs, out.data);
     t_op = now_ms() - t0;
     ran = 1;
     if (s != CLMAX_OK) {
@@ -258,7 +352,14 @@ static int run(const op_args *a)
     }
 
     progress_stage("writing the output");
-    if (npy_output_commit(&out, err, sizeof err) != 0) {
+    if (a->values != NULL) {
+        int failed = 0;
+        if (npy_output_commit_pair(&out, &values, &failed, err, sizeof err) != 0) {
+            progress_end();
+            fprintf(stderr, "clmax: %s: %s\n", failed ? a->values : a->out, err);
+            goto done;
+        }
+    } else if (npy_output_commit(&out, err, sizeof err) != 0) {
         progress_end();
         fprintf(stderr, "clmax: %s: %s\n", a->out, err);
         goto done;
@@ -277,9 +378,13 @@ done:
                 in_shape, in.conversion ? ", " : "", in.conversion ? in.conversion : "");
         fprintf(stderr, "clmax: output: %s %s [%s]\n", a->out, clmax_type_name(out_desc.type),
                 out_shape);
+        if (a->values != NULL)
+            fprintf(stderr, "clmax: values: %s %s [%s]\n", a->values, clmax_type_name(in.desc.type),
+                    out_shape);
         fprintf(stderr, "clmax: context: %.3f ms\n", t_context);
         if (ran) fprintf(stderr, "clmax: %s: %.3f ms\n", name, t_op);
     }
+    npy_output_discard(&values);
     npy_output_discard(&out);
     npy_input_close(&in);
     clmax_context_destroy(ctx);

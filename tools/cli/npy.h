@@ -61,6 +61,14 @@ int npy_output_create(npy_output *out, const char *path, const char *descr, int 
  * file is removed and the destination untouched. Returns 0, or -1 with a message in err. */
 int npy_output_commit(npy_output *out, char *err, size_t err_size);
 
+/* Commit two outputs together, all or nothing: both are finished (written and closed) before
+ * either is renamed into place; second is renamed first, and should first then fail to replace
+ * its destination, second's old file is put back (kept meanwhile through a hard link) or, where
+ * there was none, the new one removed. On failure both temporary files are removed, *failed
+ * says which output was at fault (0 first, 1 second) and err why. Returns 0 or -1. */
+int npy_output_commit_pair(npy_output *first, npy_output *second, int *failed, char *err,
+                           size_t err_size);
+
 /* Remove the temporary file; the destination is untouched. Safe after a failed create or commit. */
 void npy_output_discard(npy_output *out);
 

@@ -1,6 +1,7 @@
 /* Writing .npy files atomically: the array goes to a temporary file beside the destination, which
  * is renamed over it only when everything succeeded. The data area is reserved up front and
- * memory-mapped, so the library writes its result straight into the file. */
+ * memory-mapped, so the library writes its result straight into the file. Two outputs can be
+ * committed together, all or nothing. */
 #include "npy.h"
 
 #include <errno.h>
@@ -14,8 +15,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The temporary file a signal handler removes; only one output is open at a time. */
-static char *volatile pending_tmp_path;
+/* The temporary files a signal handler removes: one per output open at a time. */
+#define MAX_PENDING 4
+static char *volatile pending_tmp_paths[MAX_PENDING];
+
+static void pending_add(char *path)
+{
+    for (int k = 0; k < MAX_PENDING; k++)
+        if (pending_tmp_paths[k] == NULL) {
+            pending_tmp_paths[k] = path;
+            return;
+        }
+}
+
+static void pending_remove(const char *path)
+{
+    for (int k = 0; k < MAX_PENDING; k++)
+        if (pending_tmp_paths[k] == path) pending_tmp_paths[k] = NULL;
+}
 
 static int fail(char *err, size_t err_size, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -35,9 +52,10 @@ static int fail(char *err, size_t err_size, const char *fmt, ...)
 
 static void on_signal(int sig)
 {
-    char *tmp = pending_tmp_path;
-
-    if (tmp != NULL) unlink(tmp);
+    for (int k = 0; k < MAX_PENDING; k++) {
+        char *tmp = pending_tmp_paths[k];
+        if (tmp != NULL) unlink(tmp);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -159,7 +177,7 @@ int npy_output_create(npy_output *out, const char *path, const char *descr, int 
         npy_output_discard(out);
         return fail(err, err_size, "cannot create a file beside it: %s", strerror(e));
     }
-    pending_tmp_path = out->tmp_path;
+    pending_add(out->tmp_path);
     /* mkstemp makes the file 0600; give it the mode a plain open() would. */
     mask = umask(0);
     umask(mask);
@@ -205,7 +223,8 @@ int npy_output_create(npy_output *out, const char *path, const char *descr, int 
     return 0;
 }
 
-int npy_output_commit(npy_output *out, char *err, size_t err_size)
+/* Everything but the rename: the data in the file, the file closed. */
+static int output_finish(npy_output *out, char *err, size_t err_size)
 {
     int e;
 
@@ -230,16 +249,90 @@ int npy_output_commit(npy_output *out, char *err, size_t err_size)
         npy_output_discard(out);
         return fail(err, err_size, "cannot write: %s", strerror(e));
     }
+    return 0;
+}
+
+/* The rename into place, then the bookkeeping of a committed output. */
+static int output_publish(npy_output *out, char *err, size_t err_size)
+{
     if (rename(out->tmp_path, out->path) != 0) {
-        e = errno;
+        int e = errno;
         npy_output_discard(out);
         return fail(err, err_size, "cannot replace: %s", strerror(e));
     }
-    pending_tmp_path = NULL;
+    pending_remove(out->tmp_path);
     free(out->tmp_path);
     out->tmp_path = NULL;
     npy_output_discard(out);
     return 0;
+}
+
+int npy_output_commit(npy_output *out, char *err, size_t err_size)
+{
+    if (output_finish(out, err, err_size) != 0) return -1;
+    return output_publish(out, err, err_size);
+}
+
+int npy_output_commit_pair(npy_output *first, npy_output *second, int *failed, char *err,
+                           size_t err_size)
+{
+    char *keep = NULL, *path = NULL;
+    struct stat st;
+    int existed, r;
+
+    *failed = 0;
+    if (output_finish(first, err, err_size) != 0) {
+        npy_output_discard(second);
+        return -1;
+    }
+    *failed = 1;
+    if (output_finish(second, err, err_size) != 0) {
+        npy_output_discard(first);
+        return -1;
+    }
+    /* A hard link to second's old file, to put back should first fail to replace its own. */
+    existed = lstat(second->path, &st) == 0;
+    path = strdup(second->path);
+    if (path == NULL) {
+        npy_output_discard(first);
+        npy_output_discard(second);
+        return fail(err, err_size, "out of memory");
+    }
+    if (existed) {
+        size_t size = strlen(second->tmp_path) + sizeof ".old";
+        keep = malloc(size);
+        if (keep != NULL) {
+            snprintf(keep, size, "%s.old", second->tmp_path);
+            if (link(second->path, keep) != 0) {
+                free(keep);
+                keep = NULL; /* no hard links here: the old file cannot be kept */
+            }
+        }
+    }
+    r = output_publish(second, err, err_size);
+    if (r == 0) {
+        *failed = 0;
+        r = output_publish(first, err, err_size);
+        if (r != 0) {
+            /* Undo: the old second file back in place, or no file where there was none. */
+            if (keep != NULL) {
+                if (rename(keep, path) == 0) {
+                    free(keep);
+                    keep = NULL;
+                }
+            } else if (!existed) {
+                unlink(path);
+            }
+        }
+    } else {
+        npy_output_discard(first);
+    }
+    if (keep != NULL) {
+        unlink(keep);
+        free(keep);
+    }
+    free(path);
+    return r;
 }
 
 void npy_output_discard(npy_output *out)
@@ -248,7 +341,7 @@ void npy_output_discard(npy_output *out)
     if (out->fd >= 0) close(out->fd);
     if (out->tmp_path != NULL) {
         unlink(out->tmp_path);
-        pending_tmp_path = NULL;
+        pending_remove(out->tmp_path);
     }
     free(out->buffer);
     free(out->tmp_path);

@@ -6,10 +6,13 @@
 static const char general[] =
     "Usage: clmax <command> [options]\n"
     "\n"
-    "Exact ONNX ArgMax and Hardmax on .npy files, on OpenCL or the CPU.\n"
+    "Exact ONNX ArgMax, ArgMin and Hardmax on .npy files, on OpenCL or the CPU.\n"
     "\n"
     "Commands:\n"
-    "  argmax IN.npy OUT.npy [options]   the index of the maximum along an axis (int64)\n"
+    "  argmax IN.npy OUT.npy [options]   the index of the maximum along an axis (int64);\n"
+    "                                    --values=VALUES.npy writes the maxima too\n"
+    "  argmin IN.npy OUT.npy [options]   the index of the minimum along an axis (int64);\n"
+    "                                    --values=VALUES.npy writes the minima too\n"
     "  hardmax IN.npy OUT.npy [options]  a one-hot of the first maximum along an axis\n"
     "  devices                           list OpenCL platforms and devices, and say which one\n"
     "                                    auto would pick\n"
@@ -37,12 +40,14 @@ static const char common[] =
     "Valued options take their value after '=' or as the next argument (--axis 1).\n"
     "\n"
     "IN.npy: .npy version 1.0, 2.0 or 3.0, C or Fortran order, either byte order.\n"
-    "OUT.npy is written through a temporary file beside it, so it is replaced only on success.\n"
+    "OUT.npy (and VALUES.npy) are written through temporary files beside them, so they are\n"
+    "replaced only on success.\n"
     "Exit status: 0 success; 1 input or operation refused; 2 bad usage (see clmax --help).\n";
 
 static const char argmax[] =
     "Usage: clmax argmax IN.npy OUT.npy [--axis=N] [--keepdims=0|1] [--select-last-index=0|1]\n"
-    "                    [--opset=N] [--backend=auto|opencl|cpu] [--device=SEL] [--bf16] [-v]\n"
+    "                    [--opset=N] [--values=VALUES.npy] [--backend=auto|opencl|cpu]\n"
+    "                    [--device=SEL] [--bf16] [-v]\n"
     "\n"
     "ONNX ArgMax: OUT.npy gets the index of the maximum of IN.npy along an axis, as int64 "
     "('<i8').\n"
@@ -55,7 +60,35 @@ static const char argmax[] =
     "  --select-last-index=0|1  ties go to the last index (opset 12 and 13; default 0)\n"
     "  --opset=N                the ONNX opset: 1, 11, 12 or 13 (default 13); the defaults\n"
     "                           above are those of the opset, and an option the opset does\n"
-    "                           not have is refused\n";
+    "                           not have is refused\n"
+    "  --values=VALUES.npy      also write the elements the indices point at: the input's type\n"
+    "                           (bfloat16 bits as '<u2' with --bf16), OUT.npy's shape. Both files\n"
+    "                           are replaced together or neither is; VALUES.npy must be another\n"
+    "                           file than IN.npy and OUT.npy\n";
+
+static const char argmin[] =
+    "Usage: clmax argmin IN.npy OUT.npy [--axis=N] [--keepdims=0|1] [--select-last-index=0|1]\n"
+    "                    [--opset=N] [--values=VALUES.npy] [--backend=auto|opencl|cpu]\n"
+    "                    [--device=SEL] [--bf16] [-v]\n"
+    "\n"
+    "ONNX ArgMin: OUT.npy gets the index of the minimum of IN.npy along an axis, as int64 "
+    "('<i8').\n"
+    "NaN still wins, as in the ONNX reference (numpy's argmin): the first NaN of a row, or the\n"
+    "last with --select-last-index=1. Otherwise the smallest value wins (-0 == +0); ties go to\n"
+    "the first index (the last with --select-last-index=1).\n"
+    "Input types: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8, and bfloat16 with --bf16 (opset 13).\n"
+    "\n"
+    "Options:\n"
+    "  --axis=N                 the axis to reduce; negative counts from the end (default 0)\n"
+    "  --keepdims=0|1           1 keeps the reduced axis with length 1, 0 drops it (default 1)\n"
+    "  --select-last-index=0|1  ties go to the last index (opset 12 and 13; default 0)\n"
+    "  --opset=N                the ONNX opset: 1, 11, 12 or 13 (default 13); the defaults\n"
+    "                           above are those of the opset, and an option the opset does\n"
+    "                           not have is refused\n"
+    "  --values=VALUES.npy      also write the minima: the elements the indices point at, in the\n"
+    "                           input's type (bfloat16 bits as '<u2' with --bf16), OUT.npy's\n"
+    "                           shape. Both files are replaced together or neither is;\n"
+    "                           VALUES.npy must be another file than IN.npy and OUT.npy\n";
 
 static const char hardmax[] =
     "Usage: clmax hardmax IN.npy OUT.npy [--axis=N] [--opset=N] [--backend=auto|opencl|cpu]\n"
@@ -89,8 +122,12 @@ void cli_usage(FILE *f, const char *command)
 {
     if (command == NULL) {
         fputs(general, f);
-    } else if (strcmp(command, "argmax") == 0 || strcmp(command, "hardmax") == 0) {
-        fputs(command[0] == 'a' ? argmax : hardmax, f);
+    } else if (strcmp(command, "argmax") == 0 || strcmp(command, "argmin") == 0 ||
+               strcmp(command, "hardmax") == 0) {
+        fputs(strcmp(command, "argmax") == 0   ? argmax
+              : strcmp(command, "argmin") == 0 ? argmin
+                                               : hardmax,
+              f);
         fputs(common, f);
     } else if (strcmp(command, "devices") == 0) {
         fputs(devices, f);
