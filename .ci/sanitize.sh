@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer) over the ctest suite.
+#
+# Builds the whole tree (library, clmax CLI, tests) into build-asan with
+#   -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer (RelWithDebInfo)
+# so the CLI tests run an instrumented `clmax` too, then runs the suite twice:
+#   1. the CPU path: CLMAX_BACKEND=cpu and OCL_ICD_VENDORS pointing at an empty folder, so that no
+#      OpenCL driver is even loaded; full leak checking, no suppressions;
+#   2. PoCL: CLMAX_REQUIRE_OPENCL=1; leak checking on, with .ci/lsan.supp hiding only the
+#      allocations that PoCL, LLVM (PoCL's in-process compiler) and the ICD loader never free.
+# Labels run: unit (includes the fuzz corpus replays and the threads test), onnx, cli, example
+# (not install: it builds an uninstrumented consumer against the instrumented library).
+#
+# Every sanitizer report fails the script, including one from a process whose exit status
+# nobody checks: Criterion runs each test in a child process and ignores how the child exits
+# after it has reported its result, so a leak found at a child's exit would pass unseen. Reports
+# therefore go to files (log_path) and any file there fails the run; they are printed at the end.
+#
+# Criterion runs with CRITERION_JOBS=1: with more than one job its runner (the parent process)
+# leaks one 48-byte block per extra worker, a report about Criterion, not clmax (ctest -j runs
+# the test programs in parallel instead).
+#
+# Run from the repository root after the normal build (tools/setup.sh installed the dependencies).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=build-asan
+LABELS=${SANITIZE_LABELS:-'unit|onnx|cli|example'}
+JOBS=$(nproc)
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+start=$(date +%s)
+echo "== sanitize: configuring $BUILD: $SAN (RelWithDebInfo)"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$SAN" \
+    >"$BUILD.configure.log" 2>&1 || {
+    cat "$BUILD.configure.log"
+    exit 1
+}
+echo "== sanitize: building"
+cmake --build "$BUILD" -j"$JOBS" >"$BUILD.build.log" 2>&1 || {
+    tail -n 80 "$BUILD.build.log"
+    exit 1
+}
+echo "== sanitize: built in $(($(date +%s) - start)) s"
+
+logs="$ROOT/$BUILD/sanitizer-logs"
+empty_icd="$ROOT/$BUILD/empty-icd-vendors"
+mkdir -p "$empty_icd"
+status=0
+
+# run NAME [VAR=VALUE...]: the ctest suite with the sanitizer environment plus the given one.
+run() {
+    local name=$1
+    shift
+    local dir="$logs/$name"
+    rm -rf "$dir" "$ROOT/$BUILD/program-cache-$name"
+    mkdir -p "$dir"
+    local t0 rc=0
+    t0=$(date +%s)
+    echo
+    echo "== sanitize: $name: $* ctest -L '$LABELS' -j$JOBS"
+    env CRITERION_JOBS=1 \
+        CLMAX_CACHE_DIR="$ROOT/$BUILD/program-cache-$name" \
+        UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$dir/ubsan" \
+        "$@" \
+        ctest --test-dir "$BUILD" -L "$LABELS" -j"$JOBS" --output-on-failure \
+        >"$dir.ctest.log" 2>&1 || rc=$?
+    grep -E "tests passed|tests failed|^Total Test time|\(Failed\)|\(Timeout\)|Not Run" \
+        "$dir.ctest.log" || true
+    echo "== sanitize: $name: ctest exit status $rc, $(($(date +%s) - t0)) s"
+    if [ "$rc" -ne 0 ]; then
+        echo "---- failures (from $dir.ctest.log):"
+        grep -B2 -A40 -E "\*\*\*(Failed|Exception|Timeout)" "$dir.ctest.log" | head -n 300 || true
+        status=1
+    fi
+    local reports
+    reports=$(find "$dir" -type f | sort)
+    if [ -n "$reports" ]; then
+        echo "== sanitize: $name: $(echo "$reports" | wc -l) process(es) wrote sanitizer reports:"
+        for f in $reports; do
+            echo "---- $f"
+            head -n 80 "$f"
+        done
+        status=1
+    else
+        echo "== sanitize: $name: no sanitizer report"
+    fi
+}
+
+ASAN_COMMON="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+
+run cpu CLMAX_BACKEND=cpu OCL_ICD_VENDORS="$empty_icd" OCL_ICD_FILENAMES= \
+    ASAN_OPTIONS="$ASAN_COMMON:log_path=$logs/cpu/asan"
+
+# PoCL: LeakSanitizer's tracer crashes (SIGSEGV in its dynamic-TLS walk) in processes where
+# PoCL has loaded and unloaded compiled kernel libraries; use_tls=0 skips thread-local storage
+# as a source of pointers, which can only add reports (of blocks reachable only from TLS), never
+# hide one. clmax keeps no pointers in TLS.
+run pocl CLMAX_REQUIRE_OPENCL=1 \
+    ASAN_OPTIONS="$ASAN_COMMON:log_path=$logs/pocl/asan" \
+    LSAN_OPTIONS="suppressions=$ROOT/.ci/lsan.supp:print_suppressions=0:use_tls=0"
+
+echo
+echo "== sanitize: total $(($(date +%s) - start)) s: $([ $status -eq 0 ] && echo passed || echo FAILED)"
+exit $status

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Valgrind memcheck over the CPU path's unit tests, on a normal (non-sanitizer) build.
+#
+# Builds build-valgrind (RelWithDebInfo, the normal compiler and flags), asks ctest for the tests
+# labelled unit (their commands and environments, as JSON) and runs each under
+#   valgrind --error-exitcode=1 --leak-check=full --trace-children=yes
+# with CLMAX_BACKEND=cpu and OCL_ICD_VENDORS pointing at an empty folder, so no OpenCL driver
+# loads (the OpenCL-only tests skip). Criterion forks a child per test and ignores how a child
+# exits once it has reported, so each process writes its own valgrind log (--log-file=...%p) and
+# the script fails when any log reports an error or a leak. CRITERION_JOBS=1: with more jobs the
+# Criterion runner itself leaks a block per extra worker. .ci/valgrind.supp hides the nanomsg
+# buffers that Criterion's children never free (stacks through libnanomsg only).
+#
+# Every unit test runs (about 6 minutes on 2 cores, the slowest being clmax.argmax, argmin and
+# strategies at 100-160 s each). VALGRIND_TESTS and VALGRIND_EXCLUDE (regexes on test names)
+# narrow the set when that is too slow.
+#
+# Run from the repository root after the normal build (tools/setup.sh installed the dependencies).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=build-valgrind
+SELECT=${VALGRIND_TESTS:-.}
+EXCLUDE=${VALGRIND_EXCLUDE:-}
+
+ensure_packages() {
+    local missing="" p
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    echo "== valgrind: installing:$missing"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
+}
+ensure_packages valgrind
+
+start=$(date +%s)
+echo "== valgrind: configuring $BUILD (RelWithDebInfo, no sanitizer)"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$BUILD.configure.log" 2>&1 || {
+    cat "$BUILD.configure.log"
+    exit 1
+}
+echo "== valgrind: building"
+cmake --build "$BUILD" -j"$(nproc)" >"$BUILD.build.log" 2>&1 || {
+    tail -n 80 "$BUILD.build.log"
+    exit 1
+}
+echo "== valgrind: built in $(($(date +%s) - start)) s"
+
+logs="$ROOT/$BUILD/valgrind-logs"
+empty_icd="$ROOT/$BUILD/empty-icd-vendors"
+rm -rf "$logs"
+mkdir -p "$logs" "$empty_icd"
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+ctest --test-dir "$BUILD" -N -L unit --show-only=json-v1 >"$logs/tests.json"
+
+# One line per test: name, then the command and the test's environment, NUL-separated, for the
+# runner below. Tests whose name does not match SELECT, or matches EXCLUDE, are left out.
+"$PY" - "$logs/tests.json" "$SELECT" "$EXCLUDE" >"$logs/plan.txt" <<'EOF'
+import json, re, sys
+tests = json.load(open(sys.argv[1]))["tests"]
+select, exclude = re.compile(sys.argv[2]), sys.argv[3] and re.compile(sys.argv[3])
+for t in tests:
+    name = t["name"]
+    if not select.search(name) or (exclude and exclude.search(name)):
+        print("skip", name)
+        continue
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    env = props.get("ENVIRONMENT", [])
+    wd = props.get("WORKING_DIRECTORY", ".")
+    skip = props.get("SKIP_RETURN_CODE", "")
+    print("run", name, json.dumps({"cmd": t["command"], "env": env, "wd": wd, "skip": skip}))
+EOF
+grep '^skip' "$logs/plan.txt" | sed 's/^skip /== valgrind: left out: /' || true
+
+VG=(valgrind --error-exitcode=1 --leak-check=full --suppressions="$ROOT/.ci/valgrind.supp"
+    --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible
+    --trace-children=yes --child-silent-after-fork=no --num-callers=30)
+
+# run_one NAME JSON: one test under valgrind; prints one result line.
+run_one() {
+    local name=$1 spec=$2 t0 rc=0
+    t0=$(date +%s)
+    mkdir -p "$logs/$name"
+    "$PY" - "$spec" "$logs/$name" "$empty_icd" "${VG[@]}" >"$logs/$name.out" 2>&1 <<'EOF' || rc=$?
+import json, os, subprocess, sys
+spec, logdir, empty_icd, vg = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+env = dict(os.environ)
+env.update(CLMAX_BACKEND="cpu", OCL_ICD_VENDORS=empty_icd, OCL_ICD_FILENAMES="",
+           CRITERION_JOBS="1")
+for kv in spec["env"]:
+    k, _, v = kv.partition("=")
+    env[k] = v
+cmd = vg + ["--log-file=" + os.path.join(logdir, "vg.%p")] + spec["cmd"]
+print("+", " ".join(cmd), flush=True)
+rc = subprocess.call(cmd, env=env, cwd=spec["wd"])
+sys.exit(0 if spec["skip"] != "" and rc == int(spec["skip"]) else rc)
+EOF
+    # Every process's log: its error summary must say 0 errors.
+    local bad
+    bad=$(grep -L "ERROR SUMMARY: 0 errors" "$logs/$name"/vg.* 2>/dev/null || true)
+    local nlogs
+    nlogs=$(find "$logs/$name" -name 'vg.*' | wc -l)
+    if [ "$rc" -ne 0 ] || [ -n "$bad" ] || [ "$nlogs" -eq 0 ]; then
+        echo "FAIL $name (exit $rc, $nlogs processes, $(($(date +%s) - t0)) s)"
+        tail -n 30 "$logs/$name.out"
+        for f in $bad; do
+            echo "---- $f"
+            grep -v "^==[0-9]*== *$" "$f" | head -n 120
+        done
+        return 1
+    fi
+    echo "ok   $name ($nlogs processes, $(($(date +%s) - t0)) s)"
+}
+
+echo "== valgrind: ${VG[*]}, CLMAX_BACKEND=cpu OCL_ICD_VENDORS=$empty_icd"
+status=0
+# As many at a time as there are cores.
+pids=()
+names=()
+while read -r kind name spec; do
+    [ "$kind" = run ] || continue
+    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do sleep 1; done
+    run_one "$name" "$spec" >"$logs/$name.result" 2>&1 &
+    pids+=($!)
+    names+=("$name")
+done <"$logs/plan.txt"
+for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || status=1
+    cat "$logs/${names[$i]}.result"
+done
+
+echo "== valgrind: total $(($(date +%s) - start)) s: $([ $status -eq 0 ] && echo passed || echo FAILED)"
+exit $status
