@@ -47,7 +47,7 @@ typedef enum clmax_status {
     CLMAX_ERROR_INVALID_AXIS = 6,      /* axis outside [-rank, rank-1] */
     CLMAX_ERROR_INVALID_ATTRIBUTE = 7, /* keepdims or select_last_index not 0/1, or not in opset */
     CLMAX_ERROR_EMPTY_AXIS = 8,        /* ArgMax over an axis of length 0 with a non-empty output */
-    CLMAX_ERROR_SIZE_OVERFLOW = 9,     /* the product of the dimensions does not fit in 64 bits */
+    CLMAX_ERROR_SIZE_OVERFLOW = 9,     /* the product of the non-zero dims exceeds INT64_MAX */
     CLMAX_ERROR_OUT_OF_MEMORY = 10,    /* host or device memory could not be allocated */
     CLMAX_ERROR_NO_DEVICE = 11,        /* OpenCL requested but no usable platform or device */
     CLMAX_ERROR_OPENCL = 12,           /* an OpenCL call failed; clmax_last_error() names it */
