@@ -19,7 +19,7 @@
 #include "clmax.h"
 
 enum { BENCH_TABLE, BENCH_JSON, BENCH_CSV };
-enum { BENCH_ARGMAX, BENCH_HARDMAX };
+enum { BENCH_ARGMAX, BENCH_HARDMAX, BENCH_MAXIDX }; /* MAXIDX: clmax_max_with_indices */
 enum { BK_OPENCL, BK_CPU, BK_COUNT };
 
 #define BENCH_CLASSES 8
@@ -46,7 +46,7 @@ typedef struct bench_opts {
 typedef struct bench_case {
     int cls;          /* 1..7 */
     const char *name; /* "long rows", "short rows", ... */
-    int op;           /* BENCH_ARGMAX / BENCH_HARDMAX */
+    int op;           /* BENCH_ARGMAX / BENCH_HARDMAX / BENCH_MAXIDX */
     clmax_type type;
     int rank;
     int64_t dims[3];

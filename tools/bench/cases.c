@@ -61,6 +61,13 @@ int bench_cases(const bench_opts *o, bench_case *cases, int max)
         bench_case c = {s, shape_names[s], BENCH_ARGMAX, CLMAX_TYPE_FLOAT32, 0, {0}, 0, 0};
         shape_of(s, nf, &c);
         add(cases, &n, max, c);
+        if (s == 1 || s == 3) {
+            /* The fused values + indices call reads the same bytes as ArgMax alone. */
+            bench_case v = c;
+            v.name = s == 1 ? "long rows +values" : "strided +values";
+            v.op = BENCH_MAXIDX;
+            add(cases, &n, max, v);
+        }
         if (s == 1 && o->chunked && o->backends[BK_OPENCL]) {
             c.name = "chunked";
             c.chunk = o->chunked_bytes ? o->chunked_bytes : nf * 4 / 8;
@@ -108,7 +115,8 @@ static uint64_t output_bytes(const bench_case *c)
     uint64_t count = case_count(c);
     if (c->op == BENCH_HARDMAX) return count * clmax_type_size(c->type);
     int a = (int)(c->axis < 0 ? c->axis + c->rank : c->axis);
-    return count / (uint64_t)c->dims[a] * 8;
+    uint64_t outputs = count / (uint64_t)c->dims[a];
+    return outputs * (c->op == BENCH_MAXIDX ? 8 + clmax_type_size(c->type) : 8);
 }
 
 static clmax_status run_op(clmax_context *ctx, const bench_case *c, const void *x, void *y)
@@ -128,6 +136,11 @@ static clmax_status run_op(clmax_context *ctx, const bench_case *c, const void *
     clmax_argmax_attrs a;
     clmax_argmax_attrs_init(&a, 13);
     a.axis = c->axis;
+    if (c->op == BENCH_MAXIDX) { /* indices first, then the values */
+        int axis = (int)(c->axis < 0 ? c->axis + c->rank : c->axis);
+        uint64_t outputs = case_count(c) / (uint64_t)c->dims[axis];
+        return clmax_max_with_indices(ctx, &d, x, &a, (int64_t *)y + outputs, (int64_t *)y);
+    }
     return clmax_argmax(ctx, &d, x, &a, (int64_t *)y);
 }
 
@@ -165,7 +178,10 @@ static void row_init(bench_row *r, const bench_case *c, int bk, uint64_t bytes)
     snprintf(r->name, sizeof r->name, "%s", c->name);
     bench_shape_string(c, r->shape, sizeof r->shape);
     snprintf(r->type, sizeof r->type, "%s", clmax_type_name(c->type));
-    snprintf(r->op, sizeof r->op, "%s", c->op == BENCH_HARDMAX ? "hardmax" : "argmax");
+    snprintf(r->op, sizeof r->op, "%s",
+             c->op == BENCH_HARDMAX  ? "hardmax"
+             : c->op == BENCH_MAXIDX ? "max+idx"
+                                     : "argmax");
     r->axis = c->axis;
     r->backend = backend_names[bk];
     r->bytes = bytes;
@@ -297,8 +313,11 @@ int bench_run_case(bench_env *e, const bench_case *c, bench_row *rows, int *nrow
                 "\nclmax-bench: ******** VERIFICATION FAILED ********\n"
                 "clmax-bench: %s %s %s axis %lld: OpenCL and CPU outputs differ (first at output "
                 "byte %llu of %llu)\n\n",
-                c->op == BENCH_HARDMAX ? "Hardmax" : "ArgMax", clmax_type_name(c->type), shape,
-                (long long)c->axis, (unsigned long long)i, (unsigned long long)out_bytes);
+                c->op == BENCH_HARDMAX  ? "Hardmax"
+                : c->op == BENCH_MAXIDX ? "max_with_indices"
+                                        : "ArgMax",
+                clmax_type_name(c->type), shape, (long long)c->axis, (unsigned long long)i,
+                (unsigned long long)out_bytes);
         return 1;
     }
     return failed;
