@@ -181,8 +181,7 @@ __kernel void reduce_rows_wi(REDUCE_ARGS)
 
 /* One (q, segment) per work-group of WG items: strided loads across the group, then a tree in
  * local memory. The GPU strategy for contiguous rows. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-reduce_rows_wg(REDUCE_ARGS)
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(REDUCE_ARGS)
 {
     __local KEY_T lk[WG];
     __local ulong li[WG];
@@ -343,7 +342,7 @@ KEYV vkey_f32(RAWV v)
         KEYV a = u & 0x7FFFu;                                                                      \
         u &= AS_KEYV(a != (KEYV)0);                                                                \
         KEYV s = (KEYV)0 - (u >> 15);                                                              \
-        return ((u ^ (s | 0x8000u)) | AS_KEYV(a > (KEYV)(INF))) & 0xFFFFu;                        \
+        return ((u ^ (s | 0x8000u)) | AS_KEYV(a > (KEYV)(INF))) & 0xFFFFu;                         \
     }
 VKEY16(vkey_f16, 0x7C00u)
 VKEY16(vkey_bf16, 0x7F80u)
@@ -502,7 +501,8 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
     uint len = (uint)n;
     __global const RAW_T *p = x + x_off + r0 * n;
     KEY_T kb[SR * SHORT_N];
-    for (uint e = 0; e < rows * len; e++) kb[e] = KEY(p[e]);
+    for (uint e = 0; e < rows * len; e++)
+        kb[e] = KEY(p[e]);
     for (uint r = 0; r < rows; r++) {
         const KEY_T *k = kb + r * len;
         KEY_T m = k[0];
