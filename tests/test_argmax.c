@@ -70,7 +70,7 @@ static void run_combos(clmax_backend backend, clmax_type type)
 }
 
 #define COMBO_TEST(name, type)                                                                     \
-    BACKEND_TEST(argmax, combos_##name, .timeout = 300)                                            \
+    BACKEND_TEST(argmax, combos_##name, .timeout = 900)                                            \
     {                                                                                              \
         run_combos(backend, type);                                                                 \
     }
@@ -135,7 +135,7 @@ static void run_ties(clmax_backend backend, clmax_type type)
 }
 
 #define TIES_TEST(name, type)                                                                      \
-    BACKEND_TEST(argmax, ties_##name, .timeout = 300)                                              \
+    BACKEND_TEST(argmax, ties_##name, .timeout = 900)                                              \
     {                                                                                              \
         run_ties(backend, type);                                                                   \
     }
@@ -307,7 +307,7 @@ static void expect_row(clmax_context *ctx, clmax_type type, int n, const uint64_
     }
 }
 
-BACKEND_TEST(argmax, known_float_rows, .timeout = 120)
+BACKEND_TEST(argmax, known_float_rows, .timeout = 900)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -339,7 +339,7 @@ BACKEND_TEST(argmax, known_float_rows, .timeout = 120)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmax, known_integer_rows, .timeout = 120)
+BACKEND_TEST(argmax, known_integer_rows, .timeout = 900)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -366,7 +366,7 @@ BACKEND_TEST(argmax, known_integer_rows, .timeout = 120)
 
 /* ---- Rows made entirely of special values --------------------------------------------------- */
 
-BACKEND_TEST(argmax, special_rows, .timeout = 300)
+BACKEND_TEST(argmax, special_rows, .timeout = 900)
 {
     static const shape shapes[] = {{3, {4, 37, 3}}, {2, {64, 300}},    {3, {2, 1025, 2}},
                                    {2, {5, 1}},     {3, {1, 4097, 1}}, {2, {200, 7}}};
@@ -399,7 +399,7 @@ BACKEND_TEST(argmax, special_rows, .timeout = 300)
 
 /* ---- Empty dimensions ----------------------------------------------------------------------- */
 
-BACKEND_TEST(argmax, empty_dims, .timeout = 60)
+BACKEND_TEST(argmax, empty_dims, .timeout = 600)
 {
     static const shape shapes[] = {{1, {0}},          {2, {0, 3}},    {2, {3, 0}},
                                    {2, {0, 0}},       {3, {2, 0, 4}}, {3, {1, 1, 0}},
@@ -423,7 +423,7 @@ BACKEND_TEST(argmax, empty_dims, .timeout = 60)
 
 /* ---- Rank 16 -------------------------------------------------------------------------------- */
 
-BACKEND_TEST(argmax, max_rank, .timeout = 60)
+BACKEND_TEST(argmax, max_rank, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     int64_t dims[CLMAX_MAX_RANK];
@@ -533,7 +533,7 @@ static void long_axes(clmax_backend backend, const long_case *cases, size_t ncas
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmax, long_axes_float, .timeout = 300)
+BACKEND_TEST(argmax, long_axes_float, .timeout = 900)
 {
     static const long_case cases[] = {
         {CLMAX_TYPE_FLOAT32, 2, {2, 100003}, 1}, {CLMAX_TYPE_FLOAT16, 2, {1, 300001}, -1},
@@ -543,7 +543,7 @@ BACKEND_TEST(argmax, long_axes_float, .timeout = 300)
     long_axes(backend, cases, sizeof cases / sizeof cases[0]);
 }
 
-BACKEND_TEST(argmax, long_axes_integer, .timeout = 300)
+BACKEND_TEST(argmax, long_axes_integer, .timeout = 900)
 {
     static const long_case cases[] = {
         {CLMAX_TYPE_INT64, 2, {1, 131073}, 1},   {CLMAX_TYPE_UINT8, 2, {3, 100000}, 1},
@@ -555,7 +555,7 @@ BACKEND_TEST(argmax, long_axes_integer, .timeout = 300)
 
 /* ---- Buffers aligned only to their element size -------------------------------------------- */
 
-BACKEND_TEST(argmax, unaligned_buffers, .timeout = 120)
+BACKEND_TEST(argmax, unaligned_buffers, .timeout = 900)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;

@@ -80,7 +80,7 @@ static void run_combos(clmax_backend backend, clmax_type type)
 }
 
 #define COMBO_TEST(name, type)                                                                     \
-    BACKEND_TEST(argmin, combos_##name, .timeout = 300)                                            \
+    BACKEND_TEST(argmin, combos_##name, .timeout = 900)                                            \
     {                                                                                              \
         run_combos(backend, type);                                                                 \
     }
@@ -144,7 +144,7 @@ static void run_ties(clmax_backend backend, clmax_type type)
 }
 
 #define TIES_TEST(name, type)                                                                      \
-    BACKEND_TEST(argmin, ties_##name, .timeout = 300)                                              \
+    BACKEND_TEST(argmin, ties_##name, .timeout = 900)                                              \
     {                                                                                              \
         run_ties(backend, type);                                                                   \
     }
@@ -318,7 +318,7 @@ static void expect_row(clmax_context *ctx, clmax_type type, int n, const uint64_
     }
 }
 
-BACKEND_TEST(argmin, known_float_rows, .timeout = 120)
+BACKEND_TEST(argmin, known_float_rows, .timeout = 900)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -350,7 +350,7 @@ BACKEND_TEST(argmin, known_float_rows, .timeout = 120)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmin, known_integer_rows, .timeout = 120)
+BACKEND_TEST(argmin, known_integer_rows, .timeout = 900)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -423,7 +423,7 @@ static void fill_min_rows(clmax_type type, void *x, ref_view v, test_rng *rng)
         }
 }
 
-BACKEND_TEST(argmin, special_rows, .timeout = 300)
+BACKEND_TEST(argmin, special_rows, .timeout = 900)
 {
     static const shape shapes[] = {{3, {4, 37, 3}}, {2, {64, 300}},    {3, {2, 1025, 2}},
                                    {2, {5, 1}},     {3, {1, 4097, 1}}, {2, {200, 7}}};
@@ -463,7 +463,7 @@ BACKEND_TEST(argmin, special_rows, .timeout = 300)
 
 /* ---- Empty dimensions, rank 16 -------------------------------------------------------------- */
 
-BACKEND_TEST(argmin, empty_dims, .timeout = 60)
+BACKEND_TEST(argmin, empty_dims, .timeout = 600)
 {
     static const shape shapes[] = {{1, {0}},          {2, {0, 3}},    {2, {3, 0}},
                                    {2, {0, 0}},       {3, {2, 0, 4}}, {3, {1, 1, 0}},
@@ -486,7 +486,7 @@ BACKEND_TEST(argmin, empty_dims, .timeout = 60)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmin, max_rank, .timeout = 60)
+BACKEND_TEST(argmin, max_rank, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     int64_t dims[CLMAX_MAX_RANK];
@@ -589,7 +589,7 @@ static void long_axes(clmax_backend backend, const long_case *cases, size_t ncas
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmin, long_axes_float, .timeout = 300)
+BACKEND_TEST(argmin, long_axes_float, .timeout = 900)
 {
     static const long_case cases[] = {
         {CLMAX_TYPE_FLOAT32, 2, {2, 100003}, 1},
@@ -600,7 +600,7 @@ BACKEND_TEST(argmin, long_axes_float, .timeout = 300)
     long_axes(backend, cases, sizeof cases / sizeof cases[0]);
 }
 
-BACKEND_TEST(argmin, long_axes_integer, .timeout = 300)
+BACKEND_TEST(argmin, long_axes_integer, .timeout = 900)
 {
     static const long_case cases[] = {
         {CLMAX_TYPE_INT64, 2, {1, 131073}, 1},   {CLMAX_TYPE_UINT8, 2, {3, 100000}, 1},
@@ -675,22 +675,22 @@ static void run_strategy(clmax_backend backend, clmax_strategy strategy)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmin, strategy_rows, .timeout = 300)
+BACKEND_TEST(argmin, strategy_rows, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_ROWS);
 }
 
-BACKEND_TEST(argmin, strategy_strided, .timeout = 300)
+BACKEND_TEST(argmin, strategy_strided, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_STRIDED);
 }
 
-BACKEND_TEST(argmin, strategy_split, .timeout = 300)
+BACKEND_TEST(argmin, strategy_split, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_SPLIT);
 }
 
-BACKEND_TEST(argmin, strategy_auto, .timeout = 300)
+BACKEND_TEST(argmin, strategy_auto, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_AUTO);
 }
@@ -758,7 +758,7 @@ static void run_chunks(clmax_backend backend, uint64_t chunk_bytes, const chunk_
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmin, chunks_1000_bytes, .timeout = 300)
+BACKEND_TEST(argmin, chunks_1000_bytes, .timeout = 900)
 {
     static const chunk_case cases[] = {
         {CLMAX_TYPE_FLOAT32, 2, {1000, 37}, 1},   {CLMAX_TYPE_FLOAT32, 2, {37, 1000}, 0},
@@ -772,7 +772,7 @@ BACKEND_TEST(argmin, chunks_1000_bytes, .timeout = 300)
 }
 
 /* Chunks of three elements of each type: every tensor in many pieces. */
-BACKEND_TEST(argmin, chunks_three_elements, .timeout = 300)
+BACKEND_TEST(argmin, chunks_three_elements, .timeout = 900)
 {
     for (int t = 0; t < TEST_NUM_TYPES; t++) {
         clmax_type type = test_all_types[t];
@@ -786,7 +786,7 @@ BACKEND_TEST(argmin, chunks_three_elements, .timeout = 300)
 
 /* ---- Buffers aligned only to their element size -------------------------------------------- */
 
-BACKEND_TEST(argmin, unaligned_buffers, .timeout = 120)
+BACKEND_TEST(argmin, unaligned_buffers, .timeout = 900)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -872,7 +872,7 @@ static const err_case err_cases[] = {
     {"empty non-reduced", CLMAX_TYPE_UINT64, 3, {2, 3, 0}, 11, 1, 1, 0, CLMAX_OK, 0},
 };
 
-BACKEND_TEST(argmin, error_statuses, .timeout = 60)
+BACKEND_TEST(argmin, error_statuses, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     float x[64] = {0};
@@ -910,7 +910,7 @@ BACKEND_TEST(argmin, error_statuses, .timeout = 60)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(argmin, null_pointers, .timeout = 60)
+BACKEND_TEST(argmin, null_pointers, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     int64_t dims[2] = {2, 3};
@@ -946,7 +946,7 @@ Test(argmin, null_context)
 }
 
 /* The ONNX operator documentation's ArgMin examples, straight through the library. */
-BACKEND_TEST(argmin, onnx_examples, .timeout = 60)
+BACKEND_TEST(argmin, onnx_examples, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     float data[4] = {2, 1, 3, 10};

@@ -122,12 +122,12 @@ static void run_chunks(clmax_backend backend, uint64_t chunk_bytes)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(chunks, bytes_4096, .timeout = 300)
+BACKEND_TEST(chunks, bytes_4096, .timeout = 900)
 {
     run_chunks(backend, 4096);
 }
 
-BACKEND_TEST(chunks, bytes_1000, .timeout = 300)
+BACKEND_TEST(chunks, bytes_1000, .timeout = 900)
 {
     run_chunks(backend, 1000);
 }
@@ -178,13 +178,13 @@ static void run_tiny(clmax_backend backend, int narrow)
     }
 }
 
-BACKEND_TEST(chunks, three_elements, .timeout = 300)
+BACKEND_TEST(chunks, three_elements, .timeout = 900)
 {
     run_tiny(backend, 0);
 }
 
 /* int8/uint8/16-bit types: a chunk of three elements is smaller than one int64 output. */
-BACKEND_TEST(chunks, three_narrow_elements, .timeout = 300)
+BACKEND_TEST(chunks, three_narrow_elements, .timeout = 900)
 {
     run_tiny(backend, 1);
 }

@@ -98,7 +98,7 @@ Test(context, cpu_backend)
 }
 
 /* The CPU path gives the same answers whatever its thread count. */
-Test(context, cpu_thread_counts, .timeout = 120)
+Test(context, cpu_thread_counts, .timeout = 900)
 {
     int counts[] = {1, 2, 3, 7, 16};
     test_rng rng;
@@ -183,7 +183,7 @@ Test(context, opencl_device_selector)
 }
 
 /* Several contexts at once, and many in a row. */
-BACKEND_TEST(context, many, .timeout = 120)
+BACKEND_TEST(context, many, .timeout = 900)
 {
     clmax_context *c[3];
     for (int i = 0; i < 3; i++)
@@ -258,7 +258,7 @@ Test(context, auto_with_unmatched_selector)
 }
 
 /* The testing aids in the environment keep answers exact. */
-BACKEND_TEST(context, environment_testing_aids, .timeout = 120)
+BACKEND_TEST(context, environment_testing_aids, .timeout = 900)
 {
     setenv("CLMAX_MAX_CHUNK_BYTES", "1000", 1);
     setenv("CLMAX_STRATEGY", "split", 1);
@@ -415,7 +415,7 @@ static void *thread_run(void *arg)
     return NULL;
 }
 
-BACKEND_TEST(context, threads, .timeout = 120)
+BACKEND_TEST(context, threads, .timeout = 900)
 {
     clmax_context_destroy(test_context_open(backend, NULL)); /* skips without the backend */
     enum { N = 3 };

@@ -123,7 +123,7 @@ static clmax_tensor_desc case_desc(clmax_type type, int rank, const int64_t *dim
     return d;
 }
 
-BACKEND_TEST(errors, argmax_statuses, .timeout = 60)
+BACKEND_TEST(errors, argmax_statuses, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     float x[64] = {0};
@@ -148,7 +148,7 @@ BACKEND_TEST(errors, argmax_statuses, .timeout = 60)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(errors, hardmax_statuses, .timeout = 60)
+BACKEND_TEST(errors, hardmax_statuses, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     double x[64] = {0};
@@ -170,7 +170,7 @@ BACKEND_TEST(errors, hardmax_statuses, .timeout = 60)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(errors, null_pointers, .timeout = 60)
+BACKEND_TEST(errors, null_pointers, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     int64_t dims[2] = {2, 3};

@@ -69,14 +69,14 @@ static void run_combos(clmax_backend backend, clmax_type type)
 }
 
 #define COMBO_TEST(name, type)                                                                     \
-    BACKEND_TEST(hardmax, combos_##name, .timeout = 300)                                           \
+    BACKEND_TEST(hardmax, combos_##name, .timeout = 900)                                           \
     {                                                                                              \
         run_combos(backend, type);                                                                 \
     }
 FOR_FLOAT_TYPES(COMBO_TEST)
 
 /* Integer types are ArgMax-only, at every opset. */
-BACKEND_TEST(hardmax, integer_types_rejected, .timeout = 60)
+BACKEND_TEST(hardmax, integer_types_rejected, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     int64_t dims[2] = {3, 4};
@@ -92,7 +92,7 @@ BACKEND_TEST(hardmax, integer_types_rejected, .timeout = 60)
 }
 
 /* Opsets 1/11 and 13 on the same input: the coerced 2-D row against the single axis. */
-BACKEND_TEST(hardmax, coercion_vs_single_axis, .timeout = 60)
+BACKEND_TEST(hardmax, coercion_vs_single_axis, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     /* [2, 3, 2]: the maximum of each coerced row (axis 1: 6 elements) is in a different
@@ -136,7 +136,7 @@ BACKEND_TEST(hardmax, coercion_vs_single_axis, .timeout = 60)
 }
 
 /* The exact bits of 1 and +0 per type, and the first of several NaNs winning. */
-BACKEND_TEST(hardmax, one_hot_bits, .timeout = 60)
+BACKEND_TEST(hardmax, one_hot_bits, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     int64_t dims[2] = {2, 4};
@@ -171,7 +171,7 @@ BACKEND_TEST(hardmax, one_hot_bits, .timeout = 60)
 }
 
 /* Ties at work-group boundaries along a contiguous and a strided axis. */
-BACKEND_TEST(hardmax, ties, .timeout = 300)
+BACKEND_TEST(hardmax, ties, .timeout = 900)
 {
     static const int64_t lens[] = {2, 64, 65, 256, 257, 1024, 1025, 4097};
     clmax_context *ctx = test_context_open(backend, NULL);
@@ -218,7 +218,7 @@ BACKEND_TEST(hardmax, ties, .timeout = 300)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(hardmax, special_rows, .timeout = 300)
+BACKEND_TEST(hardmax, special_rows, .timeout = 900)
 {
     static const shape shapes[] = {
         {3, {4, 37, 3}}, {2, {64, 300}}, {3, {2, 1025, 2}}, {2, {5, 1}}, {3, {1, 4097, 1}}};
@@ -247,7 +247,7 @@ BACKEND_TEST(hardmax, special_rows, .timeout = 300)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(hardmax, empty_dims, .timeout = 60)
+BACKEND_TEST(hardmax, empty_dims, .timeout = 600)
 {
     static const shape shapes[] = {{1, {0}},    {2, {0, 3}},    {2, {3, 0}},
                                    {2, {0, 0}}, {3, {2, 0, 4}}, {3, {5, 4, 0}}};
@@ -269,7 +269,7 @@ BACKEND_TEST(hardmax, empty_dims, .timeout = 60)
 }
 
 /* Long rows: one huge row per coerced tensor, a long single axis. */
-BACKEND_TEST(hardmax, long_rows, .timeout = 300)
+BACKEND_TEST(hardmax, long_rows, .timeout = 900)
 {
     typedef struct {
         clmax_type type;

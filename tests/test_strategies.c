@@ -141,42 +141,42 @@ static void run_diagonal(clmax_backend backend, clmax_strategy strategy)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(strategies, diagonal_rows, .timeout = 300)
+BACKEND_TEST(strategies, diagonal_rows, .timeout = 900)
 {
     run_diagonal(backend, CLMAX_STRATEGY_ROWS);
 }
 
-BACKEND_TEST(strategies, diagonal_strided, .timeout = 300)
+BACKEND_TEST(strategies, diagonal_strided, .timeout = 900)
 {
     run_diagonal(backend, CLMAX_STRATEGY_STRIDED);
 }
 
-BACKEND_TEST(strategies, diagonal_split, .timeout = 300)
+BACKEND_TEST(strategies, diagonal_split, .timeout = 900)
 {
     run_diagonal(backend, CLMAX_STRATEGY_SPLIT);
 }
 
-BACKEND_TEST(strategies, diagonal_auto, .timeout = 300)
+BACKEND_TEST(strategies, diagonal_auto, .timeout = 900)
 {
     run_diagonal(backend, CLMAX_STRATEGY_AUTO);
 }
 
-BACKEND_TEST(strategies, rows, .timeout = 300)
+BACKEND_TEST(strategies, rows, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_ROWS);
 }
 
-BACKEND_TEST(strategies, strided, .timeout = 300)
+BACKEND_TEST(strategies, strided, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_STRIDED);
 }
 
-BACKEND_TEST(strategies, split, .timeout = 300)
+BACKEND_TEST(strategies, split, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_SPLIT);
 }
 
-BACKEND_TEST(strategies, auto, .timeout = 300)
+BACKEND_TEST(strategies, auto, .timeout = 900)
 {
     run_strategy(backend, CLMAX_STRATEGY_AUTO);
 }

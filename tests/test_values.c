@@ -70,7 +70,7 @@ static void run_combos(clmax_backend backend, clmax_type type)
 }
 
 #define COMBO_TEST(name, type)                                                                     \
-    BACKEND_TEST(values, combos_##name, .timeout = 300)                                            \
+    BACKEND_TEST(values, combos_##name, .timeout = 900)                                            \
     {                                                                                              \
         run_combos(backend, type);                                                                 \
     }
@@ -177,7 +177,7 @@ static void known_float(clmax_context *ctx, clmax_type type)
     }
 }
 
-BACKEND_TEST(values, known_float_rows, .timeout = 60)
+BACKEND_TEST(values, known_float_rows, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
@@ -185,7 +185,7 @@ BACKEND_TEST(values, known_float_rows, .timeout = 60)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(values, integer_extremes, .timeout = 60)
+BACKEND_TEST(values, integer_extremes, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -232,7 +232,7 @@ BACKEND_TEST(values, integer_extremes, .timeout = 60)
 
 /* ---- Special rows, long axes ---------------------------------------------------------------- */
 
-BACKEND_TEST(values, special_rows, .timeout = 300)
+BACKEND_TEST(values, special_rows, .timeout = 900)
 {
     static const shape shapes[] = {{3, {4, 37, 3}}, {2, {64, 300}}, {3, {2, 1025, 2}}, {2, {5, 1}}};
     clmax_context *ctx = test_context_open(backend, NULL);
@@ -273,7 +273,7 @@ typedef struct long_case {
     int64_t axis;
 } long_case;
 
-BACKEND_TEST(values, long_axes, .timeout = 300)
+BACKEND_TEST(values, long_axes, .timeout = 900)
 {
     static const long_case cases[] = {
         {CLMAX_TYPE_FLOAT32, 2, {2, 100003}, 1},    {CLMAX_TYPE_FLOAT16, 2, {1, 300001}, -1},
@@ -389,34 +389,34 @@ static void run_forced(clmax_backend backend, clmax_strategy strategy, uint64_t 
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(values, strategy_rows, .timeout = 300)
+BACKEND_TEST(values, strategy_rows, .timeout = 900)
 {
     run_forced(backend, CLMAX_STRATEGY_ROWS, 0);
 }
 
-BACKEND_TEST(values, strategy_strided, .timeout = 300)
+BACKEND_TEST(values, strategy_strided, .timeout = 900)
 {
     run_forced(backend, CLMAX_STRATEGY_STRIDED, 0);
 }
 
-BACKEND_TEST(values, strategy_split, .timeout = 300)
+BACKEND_TEST(values, strategy_split, .timeout = 900)
 {
     run_forced(backend, CLMAX_STRATEGY_SPLIT, 0);
 }
 
-BACKEND_TEST(values, chunks_1000_bytes, .timeout = 300)
+BACKEND_TEST(values, chunks_1000_bytes, .timeout = 900)
 {
     run_forced(backend, CLMAX_STRATEGY_AUTO, 1000);
 }
 
-BACKEND_TEST(values, chunks_24_bytes, .timeout = 300)
+BACKEND_TEST(values, chunks_24_bytes, .timeout = 900)
 {
     run_forced(backend, CLMAX_STRATEGY_AUTO, 24);
 }
 
 /* ---- Buffers, empty tensors and the argument rules ------------------------------------------ */
 
-BACKEND_TEST(values, unaligned_buffers, .timeout = 60)
+BACKEND_TEST(values, unaligned_buffers, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -460,7 +460,7 @@ BACKEND_TEST(values, unaligned_buffers, .timeout = 60)
     clmax_context_destroy(ctx);
 }
 
-BACKEND_TEST(values, empty_dims, .timeout = 60)
+BACKEND_TEST(values, empty_dims, .timeout = 600)
 {
     static const shape shapes[] = {{1, {0}},       {2, {0, 3}},    {2, {3, 0}},
                                    {3, {2, 0, 4}}, {3, {1, 1, 0}}, {3, {5, 4, 0}}};
@@ -492,7 +492,7 @@ BACKEND_TEST(values, empty_dims, .timeout = 60)
 typedef clmax_status (*with_fn)(clmax_context *, const clmax_tensor_desc *, const void *,
                                 const clmax_argmax_attrs *, void *, int64_t *);
 
-BACKEND_TEST(values, null_pointers, .timeout = 60)
+BACKEND_TEST(values, null_pointers, .timeout = 600)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     int64_t dims[2] = {2, 3};
@@ -528,7 +528,7 @@ BACKEND_TEST(values, null_pointers, .timeout = 60)
 
 /* Every error of the operator, from both functions; the message names ArgMax or ArgMin where it
  * names the operator. */
-BACKEND_TEST(values, error_statuses, .timeout = 60)
+BACKEND_TEST(values, error_statuses, .timeout = 600)
 {
     typedef struct err_case {
         const char *what;

@@ -766,7 +766,7 @@ Test(enqueue, argmin_types_and_offsets)
 /* Long rows split across work-groups (planned and forced), minima and NaNs in different segments,
  * int32 and int64 indices; opsets and attributes on a small tensor; int32 overflow, an empty
  * tensor, and a CPU-path context refused. */
-Test(enqueue, argmin_split_int32_and_rules, .timeout = 300)
+Test(enqueue, argmin_split_int32_and_rules, .timeout = 900)
 {
     clenv e;
     env_open(&e, 0);
@@ -959,12 +959,12 @@ static void chain_body(int out_of_order)
     env_close(&e);
 }
 
-Test(enqueue, chain_in_order_queue, .timeout = 300)
+Test(enqueue, chain_in_order_queue, .timeout = 900)
 {
     chain_body(0);
 }
 
-Test(enqueue, chain_out_of_order_queue, .timeout = 300)
+Test(enqueue, chain_out_of_order_queue, .timeout = 900)
 {
     chain_body(1);
 }
@@ -1584,7 +1584,7 @@ static void threads_body(clmax_context *ctx, const clenv *e)
 }
 
 /* On the context and in-order queue clmax made itself (host API and enqueue API mixed). */
-Test(enqueue, threads_on_owned_context, .timeout = 300)
+Test(enqueue, threads_on_owned_context, .timeout = 900)
 {
     need_device();
     clmax_context *ctx = test_context_open(CLMAX_BACKEND_OPENCL, NULL);
@@ -1596,7 +1596,7 @@ Test(enqueue, threads_on_owned_context, .timeout = 300)
 }
 
 /* On a caller's out-of-order queue: the host API too must order its own commands. */
-Test(enqueue, threads_on_out_of_order_queue, .timeout = 300)
+Test(enqueue, threads_on_out_of_order_queue, .timeout = 900)
 {
     clenv e;
     env_open(&e, 1);
