@@ -5,6 +5,7 @@
  * key), which the compiler vectorises; strided axes keep a vector of running (key, index) pairs
  * along the inner dimension so every read is contiguous. When there are too few (slice, block)
  * pairs to feed the threads, the axis is split into segments whose partial pairs are combined. */
+#include "cpu_short.h"
 #include "internal.h"
 #include "keys.h"
 
@@ -14,10 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
+#define ROW_BLOCK 2048 /* elements per block of the two-pass row scan */
+/* Software prefetch distances in bytes, for rows and for lanes that are whole rows (one
+ * sequential stream). docs/PERFORMANCE.md: on its machine the loops waited on memory without them
+ * (one thread, float32: [256, 65536] rows 6.5 -> 8.1 GB/s, [256, 1024, 256] axis 1 6.9 -> 7.9). */
+#ifndef ROW_PREFETCH
+#define ROW_PREFETCH 16384
+#endif
 #define LANE_BYTES 4096 /* bytes of a row of inner lanes per unit: long runs for the prefetcher */
+#ifndef LANE_PREFETCH
+#define LANE_PREFETCH 16384
+#endif
 #define MAX_LANES LANE_BYTES /* lanes of the narrowest type */
-#define TINY_ROW 128         /* rows shorter than this take the key-buffer scan */
+#define TINY_ROW 128         /* rows shorter than this: AVX2 code, or the key-buffer scan */
 #define KEY_BUFFER 4096      /* keys of a group of tiny rows */
 
 /* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
@@ -61,6 +71,8 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         for (uint64_t b = j0; b < j1; b += ROW_BLOCK) {                                            \
             uint64_t e = j1 - b < ROW_BLOCK ? j1 : b + ROW_BLOCK;                                  \
             kkey_t m = 0;                                                                          \
+            for (uint64_t c = 0; c < ROW_BLOCK * sizeof(raw_t); c += 64)                           \
+                __builtin_prefetch((const char *)(x + b) + ROW_PREFETCH + c);                      \
             for (uint64_t j = b; j < e; j++) {                                                     \
                 kkey_t k = KEY(x[j]);                                                              \
                 m = k > m ? k : m;                                                                 \
@@ -135,9 +147,16 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         uint32_t *bi, int last)                                                                    \
     {                                                                                              \
         uint64_t j = j0 + 1;                                                                       \
+        uint64_t run = lanes * sizeof(raw_t), ahead = LANE_PREFETCH / run;                         \
         for (; j + 4 <= j1; j += 4) {                                                              \
             const raw_t *r0 = x + j * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner; \
             uint32_t jr = (uint32_t)(j - j0);                                                      \
+            /* One sequential stream (the lanes are whole rows): prefetch `ahead` rows on. Blocks  \
+             * of longer rows are left to the hardware prefetcher, which does better there. */     \
+            if (inner == lanes && j + ahead + 4 <= j1)                                             \
+                for (uint64_t q = 0; q < 4; q++)                                                   \
+                    for (uint64_t c = 0; c < run; c += 64)                                         \
+                        __builtin_prefetch((const char *)(x + (j + ahead + q) * inner) + c);       \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
                 kkey_t b = bk[l];                                                                  \
                 uint32_t i = bi[l];                                                                \
@@ -211,15 +230,16 @@ typedef struct type_fns {
     row_fn row;
     lanes_fn lanes;
     short_rows_fn short_rows;
+    clmax_short_simd_fn short_simd; /* rows of n < TINY_ROW with AVX2, or NULL */
 } type_fns;
 
 static type_fns pick_fns(clmax_type t, int min)
 {
 #define FNS(name)                                                                                  \
-    return min ? (type_fns){row_##name##_min, lanes_##name##_min, short_rows_##name##_min}         \
+    return min ? (type_fns){row_##name##_min, lanes_##name##_min, short_rows_##name##_min, NULL}   \
                : (type_fns)                                                                        \
     {                                                                                              \
-        row_##name, lanes_##name, short_rows_##name                                                \
+        row_##name, lanes_##name, short_rows_##name, NULL                                          \
     }
     switch (t) {
     case CLMAX_TYPE_UINT8:
@@ -248,7 +268,7 @@ static type_fns pick_fns(clmax_type t, int min)
         FNS(f64);
     }
 #undef FNS
-    return (type_fns){NULL, NULL, NULL};
+    return (type_fns){NULL, NULL, NULL, NULL};
 }
 
 typedef struct job {
@@ -275,8 +295,16 @@ static void run_unit(job *jb, uint64_t u)
     uint64_t j0 = seg * jb->seg_len;
     uint64_t j1 = j0 + jb->seg_len < p->n ? j0 + jb->seg_len : p->n;
     if (p->inner == 1 && jb->nseg == 1 && p->n <= ROW_BLOCK) {
-        /* Whole short rows: one call for the unit, no per-row dispatch. */
-        jb->fn.short_rows(jb->x + o0 * p->n * p->esize, o1 - o0, p->n, p->last, jb->idx + o0);
+        /* Whole short rows: one call for the unit, no per-row dispatch. The vector code takes the
+         * rows whose loads stay inside the input, the scalar code the rest. */
+        const char *xs = jb->x + o0 * p->n * p->esize;
+        uint64_t done = 0;
+        if (jb->fn.short_simd != NULL && p->n < TINY_ROW)
+            done =
+                jb->fn.short_simd(xs, o1 - o0, p->n, p->last, jb->idx + o0, (p->outer - o0) * p->n);
+        if (done < o1 - o0)
+            jb->fn.short_rows(xs + done * p->n * p->esize, o1 - o0 - done, p->n, p->last,
+                              jb->idx + o0 + done);
         return;
     }
     uint64_t bk[MAX_LANES], bi[MAX_LANES];
@@ -317,6 +345,7 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.idx = idx;
     jb.fn = pick_fns(p->type, p->min);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
+    jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
 
     int threads = ctx->num_threads > MAX_THREADS ? MAX_THREADS : ctx->num_threads;
     uint64_t total = p->outer * p->n * p->inner;

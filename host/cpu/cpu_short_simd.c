@@ -1,0 +1,318 @@
+/* Short contiguous rows (n < 128) with AVX2, picked at run time on CPUs that have it.
+ *
+ * A row of n elements spans nv = ceil(n * size / 32) vectors. Each vector's keys (keys.h, in
+ * vector form) go through an unsigned max; a butterfly of shuffles leaves the row's max key in
+ * every lane; a compare and a byte mask then give every position that holds it, and a count of
+ * trailing (first index) or leading (last index) zero bits gives the winner. The lanes past n in
+ * the last vector are cleared to key 0 (which cannot beat the max) and masked out of the compare.
+ * Vectors are taken in pairs so that one 64-bit mask covers 64 bytes, and the pair that wins is
+ * chosen without a branch: the search over a 16-element float32 row has no data-dependent branch
+ * at all. The scalar loop in cpu_backend.c keeps the rows whose last vector would read past the
+ * readable end of the input. */
+#include "cpu_short.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+
+#include <immintrin.h>
+
+#define MAX_VECTORS 32 /* n < 128 elements of 8 bytes */
+/* Software prefetch distance. Without it these loops wait on memory: on the machine of
+ * docs/PERFORMANCE.md a [4194304, 16] float32 ArgMax went from 3.2 to 8.8 GB/s on one thread with
+ * it (the hardware prefetcher alone did not keep up with a loop that does this much per line). */
+#define PREFETCH_BYTES 4096
+
+#pragma GCC push_options
+#pragma GCC target("avx2,bmi,lzcnt")
+
+typedef uint8_t vu8 __attribute__((vector_size(32)));
+typedef int8_t vs8 __attribute__((vector_size(32)));
+typedef uint16_t vu16 __attribute__((vector_size(32)));
+typedef int16_t vs16 __attribute__((vector_size(32)));
+typedef uint32_t vu32 __attribute__((vector_size(32)));
+typedef int32_t vs32 __attribute__((vector_size(32)));
+typedef uint64_t vu64 __attribute__((vector_size(32)));
+typedef int64_t vs64 __attribute__((vector_size(32)));
+
+/* ---- Keys, as in keys.h, lane by lane ------------------------------------------------------- */
+
+/* Floats: both zeros become +0; sign set -> ~u, else u with the sign set; NaN -> all ones. */
+#define VFLOAT_KEY(VU, VS, u, BITS, SIGN, ABS, INF)                                                \
+    do {                                                                                           \
+        VU a_ = (u) & (ABS);                                                                       \
+        VU v_ = (u) & (VU)(a_ != 0);                                                               \
+        VU k_ = v_ ^ ((VU)((VS)v_ >> ((BITS)-1)) | (SIGN));                                        \
+        return (__m256i)(k_ | (VU)((VS)a_ > (INF)));                                               \
+    } while (0)
+/* ArgMin: the order reversed, the NaN key (all ones) kept largest. */
+#define VMIN_FLOAT_KEY(VU, T, k) ((__m256i)(~(VU)(k) | (VU)((VU)(k) == (T) ~(T)0)))
+
+static inline __m256i vkey_f16(__m256i x)
+{
+    VFLOAT_KEY(vu16, vs16, (vu16)x, 16, 0x8000, 0x7FFF, 0x7C00);
+}
+static inline __m256i vkey_bf16(__m256i x)
+{
+    VFLOAT_KEY(vu16, vs16, (vu16)x, 16, 0x8000, 0x7FFF, 0x7F80);
+}
+static inline __m256i vkey_f32(__m256i x)
+{
+    VFLOAT_KEY(vu32, vs32, (vu32)x, 32, 0x80000000u, 0x7FFFFFFF, 0x7F800000);
+}
+static inline __m256i vkey_f64(__m256i x)
+{
+    VFLOAT_KEY(vu64, vs64, (vu64)x, 64, 0x8000000000000000ull, 0x7FFFFFFFFFFFFFFFll,
+               0x7FF0000000000000ll);
+}
+static inline __m256i vkey_u(__m256i x)
+{
+    return x;
+}
+static inline __m256i vkey_i8(__m256i x)
+{
+    return (__m256i)((vu8)x ^ 0x80);
+}
+static inline __m256i vkey_i16(__m256i x)
+{
+    return (__m256i)((vu16)x ^ 0x8000);
+}
+static inline __m256i vkey_i32(__m256i x)
+{
+    return (__m256i)((vu32)x ^ 0x80000000u);
+}
+static inline __m256i vkey_i64(__m256i x)
+{
+    return (__m256i)((vu64)x ^ 0x8000000000000000ull);
+}
+static inline __m256i vmkey_u(__m256i x)
+{
+    return (__m256i) ~(vu64)x;
+}
+static inline __m256i vmkey_i8(__m256i x)
+{
+    return vmkey_u(vkey_i8(x));
+}
+static inline __m256i vmkey_i16(__m256i x)
+{
+    return vmkey_u(vkey_i16(x));
+}
+static inline __m256i vmkey_i32(__m256i x)
+{
+    return vmkey_u(vkey_i32(x));
+}
+static inline __m256i vmkey_i64(__m256i x)
+{
+    return vmkey_u(vkey_i64(x));
+}
+static inline __m256i vmkey_f16(__m256i x)
+{
+    return VMIN_FLOAT_KEY(vu16, uint16_t, vkey_f16(x));
+}
+static inline __m256i vmkey_bf16(__m256i x)
+{
+    return VMIN_FLOAT_KEY(vu16, uint16_t, vkey_bf16(x));
+}
+static inline __m256i vmkey_f32(__m256i x)
+{
+    return VMIN_FLOAT_KEY(vu32, uint32_t, vkey_f32(x));
+}
+static inline __m256i vmkey_f64(__m256i x)
+{
+    return VMIN_FLOAT_KEY(vu64, uint64_t, vkey_f64(x));
+}
+
+/* ---- Unsigned max, its broadcast over a vector, equality, per key width --------------------- */
+
+static inline __m256i vmax_1(__m256i a, __m256i b)
+{
+    return _mm256_max_epu8(a, b);
+}
+static inline __m256i vmax_2(__m256i a, __m256i b)
+{
+    return _mm256_max_epu16(a, b);
+}
+static inline __m256i vmax_4(__m256i a, __m256i b)
+{
+    return _mm256_max_epu32(a, b);
+}
+static inline __m256i vmax_8(__m256i a, __m256i b)
+{
+    const __m256i s = _mm256_set1_epi64x((long long)0x8000000000000000ull);
+    __m256i gt = _mm256_cmpgt_epi64(_mm256_xor_si256(a, s), _mm256_xor_si256(b, s));
+    return _mm256_blendv_epi8(b, a, gt);
+}
+
+/* Every lane gets the max of all lanes: halves, then 64-bit and 32-bit neighbours, then (for the
+ * narrow widths) 16-bit and 8-bit neighbours by rotating within the wider lane. */
+#define BUTTERFLY_32(MAX, m)                                                                       \
+    m = MAX(m, _mm256_permute2x128_si256(m, m, 1));                                                \
+    m = MAX(m, _mm256_shuffle_epi32(m, 0x4E));                                                     \
+    m = MAX(m, _mm256_shuffle_epi32(m, 0xB1))
+
+static inline __m256i hmax_8(__m256i m)
+{
+    m = vmax_8(m, _mm256_permute2x128_si256(m, m, 1));
+    return vmax_8(m, _mm256_shuffle_epi32(m, 0x4E));
+}
+static inline __m256i hmax_4(__m256i m)
+{
+    BUTTERFLY_32(vmax_4, m);
+    return m;
+}
+static inline __m256i hmax_2(__m256i m)
+{
+    BUTTERFLY_32(vmax_2, m);
+    return vmax_2(m, _mm256_or_si256(_mm256_srli_epi32(m, 16), _mm256_slli_epi32(m, 16)));
+}
+static inline __m256i hmax_1(__m256i m)
+{
+    BUTTERFLY_32(vmax_1, m);
+    m = vmax_1(m, _mm256_or_si256(_mm256_srli_epi32(m, 16), _mm256_slli_epi32(m, 16)));
+    return vmax_1(m, _mm256_or_si256(_mm256_srli_epi16(m, 8), _mm256_slli_epi16(m, 8)));
+}
+
+static inline __m256i veq_1(__m256i a, __m256i b)
+{
+    return _mm256_cmpeq_epi8(a, b);
+}
+static inline __m256i veq_2(__m256i a, __m256i b)
+{
+    return _mm256_cmpeq_epi16(a, b);
+}
+static inline __m256i veq_4(__m256i a, __m256i b)
+{
+    return _mm256_cmpeq_epi32(a, b);
+}
+static inline __m256i veq_8(__m256i a, __m256i b)
+{
+    return _mm256_cmpeq_epi64(a, b);
+}
+
+/* ---- One function per (type, order) --------------------------------------------------------- */
+
+/* Rows [0, done) of x (rows of n elements, W bytes each), where done <= rows is the number of
+ * rows whose vectors end within `readable` elements of x. */
+#define DEFINE_SHORT(name, W, KEY)                                                                 \
+    static uint64_t short_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
+                                 int64_t *out, uint64_t readable)                                  \
+    {                                                                                              \
+        const unsigned char *x = xv;                                                               \
+        const uint64_t lanes = 32 / (W);                                                           \
+        const uint64_t nv = (n + lanes - 1) / lanes;                                               \
+        if (nv > MAX_VECTORS || readable < nv * lanes) return 0;                                   \
+        uint64_t done = (readable - nv * lanes) / n + 1;                                           \
+        if (done > rows) done = rows;                                                              \
+        const int tail_bytes = (int)((n - (nv - 1) * lanes) * (W)); /* 1..32 */                    \
+        const __m256i iota =                                                                       \
+            _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, \
+                             20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);                      \
+        const __m256i tail_mask = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)tail_bytes), iota);     \
+        const uint64_t pairs = (nv + 1) / 2;                                                       \
+        __m256i k[MAX_VECTORS + 1];                                                                \
+        for (uint64_t r = 0; r < done; r++) {                                                      \
+            const unsigned char *p = x + r * n * (W);                                              \
+            __m256i m = _mm256_setzero_si256();                                                    \
+            for (uint64_t v = 0; v + 1 < nv; v++) {                                                \
+                _mm_prefetch((const char *)p + 32 * v + PREFETCH_BYTES, _MM_HINT_T0);              \
+                k[v] = KEY(_mm256_loadu_si256((const __m256i *)(p + 32 * v)));                     \
+                m = vmax_##W(m, k[v]);                                                             \
+            }                                                                                      \
+            _mm_prefetch((const char *)p + 32 * (nv - 1) + PREFETCH_BYTES, _MM_HINT_T0);           \
+            k[nv - 1] = _mm256_and_si256(                                                          \
+                KEY(_mm256_loadu_si256((const __m256i *)(p + 32 * (nv - 1)))), tail_mask);         \
+            k[nv] = _mm256_setzero_si256(); /* the odd vector's partner: never equal to a max */   \
+            m = hmax_##W(vmax_##W(m, k[nv - 1]));                                                  \
+            /* A zero max equals the cleared lanes: they are masked out of the last vector. */     \
+            uint64_t best = 0;                                                                     \
+            for (uint64_t q = 0; q < pairs; q++) {                                                 \
+                uint64_t v = 2 * q;                                                                \
+                __m256i e0 = veq_##W(k[v], m), e1 = veq_##W(k[v + 1], m);                          \
+                if (v + 1 == nv - 1) e1 = _mm256_and_si256(e1, tail_mask);                         \
+                if (v == nv - 1)                                                                   \
+                    e0 = _mm256_and_si256(e0, tail_mask), e1 = _mm256_setzero_si256();             \
+                uint64_t bits = (uint32_t)_mm256_movemask_epi8(e0) |                               \
+                                (uint64_t)(uint32_t)_mm256_movemask_epi8(e1) << 32;                \
+                uint64_t pos =                                                                     \
+                    last ? 63 - (uint64_t)_lzcnt_u64(bits) : (uint64_t)_tzcnt_u64(bits);           \
+                pos = 64 * q + pos;                                                                \
+                /* first: the lowest pair with a match; last: the highest */                       \
+                int take = bits != 0 && (last || best == 0);                                       \
+                best = take ? pos + 1 : best;                                                      \
+            }                                                                                      \
+            out[r] = (int64_t)((best - 1) / (W));                                                  \
+        }                                                                                          \
+        return done;                                                                               \
+    }
+
+DEFINE_SHORT(u8, 1, vkey_u)
+DEFINE_SHORT(i8, 1, vkey_i8)
+DEFINE_SHORT(u16, 2, vkey_u)
+DEFINE_SHORT(i16, 2, vkey_i16)
+DEFINE_SHORT(f16, 2, vkey_f16)
+DEFINE_SHORT(bf16, 2, vkey_bf16)
+DEFINE_SHORT(u32, 4, vkey_u)
+DEFINE_SHORT(i32, 4, vkey_i32)
+DEFINE_SHORT(f32, 4, vkey_f32)
+DEFINE_SHORT(u64, 8, vkey_u)
+DEFINE_SHORT(i64, 8, vkey_i64)
+DEFINE_SHORT(f64, 8, vkey_f64)
+DEFINE_SHORT(u8_min, 1, vmkey_u)
+DEFINE_SHORT(i8_min, 1, vmkey_i8)
+DEFINE_SHORT(u16_min, 2, vmkey_u)
+DEFINE_SHORT(i16_min, 2, vmkey_i16)
+DEFINE_SHORT(f16_min, 2, vmkey_f16)
+DEFINE_SHORT(bf16_min, 2, vmkey_bf16)
+DEFINE_SHORT(u32_min, 4, vmkey_u)
+DEFINE_SHORT(i32_min, 4, vmkey_i32)
+DEFINE_SHORT(f32_min, 4, vmkey_f32)
+DEFINE_SHORT(u64_min, 8, vmkey_u)
+DEFINE_SHORT(i64_min, 8, vmkey_i64)
+DEFINE_SHORT(f64_min, 8, vmkey_f64)
+
+#pragma GCC pop_options
+
+clmax_short_simd_fn clmax_cpu_short_simd(clmax_type type, int min)
+{
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi") ||
+        !__builtin_cpu_supports("abm"))
+        return NULL;
+#define PICK(name) return min ? short_##name##_min : short_##name
+    switch (type) {
+    case CLMAX_TYPE_UINT8:
+        PICK(u8);
+    case CLMAX_TYPE_INT8:
+        PICK(i8);
+    case CLMAX_TYPE_UINT16:
+        PICK(u16);
+    case CLMAX_TYPE_INT16:
+        PICK(i16);
+    case CLMAX_TYPE_FLOAT16:
+        PICK(f16);
+    case CLMAX_TYPE_BFLOAT16:
+        PICK(bf16);
+    case CLMAX_TYPE_UINT32:
+        PICK(u32);
+    case CLMAX_TYPE_INT32:
+        PICK(i32);
+    case CLMAX_TYPE_FLOAT32:
+        PICK(f32);
+    case CLMAX_TYPE_UINT64:
+        PICK(u64);
+    case CLMAX_TYPE_INT64:
+        PICK(i64);
+    case CLMAX_TYPE_FLOAT64:
+        PICK(f64);
+    }
+#undef PICK
+    return NULL;
+}
+
+#else
+
+clmax_short_simd_fn clmax_cpu_short_simd(clmax_type type, int min)
+{
+    (void)type;
+    (void)min;
+    return NULL;
+}
+
+#endif

@@ -1,0 +1,137 @@
+/* Short contiguous rows (n < 128), where the CPU path has vector code (host/cpu/cpu_short_simd.c)
+ * and PoCL a rows-per-work-item kernel: every length that changes the vector layout (a partial
+ * last vector, odd and even vector counts, pairs of vectors), every fill, ties planted at every
+ * pair of positions of some lengths, special rows, inputs whose last rows cannot take a full
+ * vector load, and tensors large enough to be split across threads. ArgMax and ArgMin, both tie
+ * rules, bit for bit against the reference. */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const int64_t lengths[] = {1,  2,  3,  4,  5,  7,  8,  9,  12, 15, 16,  17,  24,
+                                  31, 32, 33, 40, 48, 63, 64, 65, 80, 96, 100, 127, 128};
+#define NLENGTHS (sizeof lengths / sizeof lengths[0])
+
+static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_desc *d,
+                       const void *x)
+{
+    for (int sli = 0; sli <= 1; sli++) {
+        clmax_argmax_attrs a;
+        clmax_argmax_attrs_init(&a, 13);
+        a.axis = -1;
+        a.select_last_index = sli;
+        check_argmax(ctx, what, d, x, &a);
+        check_argmin(ctx, what, d, x, &a);
+    }
+}
+
+static void run_fills(clmax_backend backend, clmax_type type)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 7100 + (uint64_t)type);
+    for (size_t li = 0; li < NLENGTHS; li++) {
+        /* Row counts around the vector width, so the last rows meet the end of the input at
+         * every offset. */
+        int64_t dims[2] = {1 + (int64_t)rng_below(&rng, 37), lengths[li]};
+        clmax_tensor_desc d = test_desc(type, 2, dims);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc(count * ref_type_size(type));
+        for (int mode = 0; mode < FILL_MODES; mode++) {
+            fill_tensor(type, x, count, (fill_mode)mode, &rng);
+            char what[64];
+            snprintf(what, sizeof what, "short rows, fill %s", fill_mode_str((fill_mode)mode));
+            check_both(ctx, what, &d, x);
+        }
+        ref_view v = {(uint64_t)dims[0], (uint64_t)dims[1], 1};
+        fill_special_rows(type, x, v, &rng);
+        check_both(ctx, "short rows, special rows", &d, x);
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+/* Two equal winners at positions k1 < k2 of every row and losers everywhere else: for ArgMax the
+ * winners are 1 or NaN over values below one, for ArgMin the bottom value over values above it. */
+static void run_pairs(clmax_backend backend, clmax_type type)
+{
+    static const int64_t pair_lengths[] = {9, 16, 33, 64, 100};
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 7200 + (uint64_t)type);
+    for (size_t li = 0; li < sizeof pair_lengths / sizeof pair_lengths[0]; li++) {
+        int64_t n = pair_lengths[li];
+        int64_t dims[2] = {3, n};
+        clmax_tensor_desc d = test_desc(type, 2, dims);
+        ref_view v = {3, (uint64_t)n, 1};
+        uint64_t count = output_count(&d);
+        void *x = test_malloc(count * ref_type_size(type));
+        for (int64_t k1 = 0; k1 < n; k1++)
+            for (int64_t k2 = k1 + 1; k2 < n; k2 += 1 + (n > 40) * 3) {
+                for (int min = 0; min <= 1; min++) {
+                    for (uint64_t e = 0; e < count; e++)
+                        elem_set(type, x, e,
+                                 min ? value_above_bottom(type, &rng)
+                                     : value_below_one(type, &rng));
+                    for (uint64_t o = 0; o < v.outer; o++) {
+                        int nan = (int)rng_below(&rng, 2);
+                        uint64_t w = min ? value_bottom(type)
+                                         : (nan ? value_top(type, &rng) : value_one(type));
+                        plant(type, x, v, o, 0, (uint64_t)k1, w);
+                        plant(type, x, v, o, 0, (uint64_t)k2, w);
+                    }
+                    char what[64];
+                    snprintf(what, sizeof what, "short rows, pair %lld/%lld", (long long)k1,
+                             (long long)k2);
+                    for (int sli = 0; sli <= 1; sli++) {
+                        clmax_argmax_attrs a;
+                        clmax_argmax_attrs_init(&a, 13);
+                        a.axis = 1;
+                        a.select_last_index = sli;
+                        if (min)
+                            check_argmin(ctx, what, &d, x, &a);
+                        else
+                            check_argmax(ctx, what, &d, x, &a);
+                    }
+                }
+            }
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+/* More than the CPU path's threshold for threads, so rows are split into units. */
+static void run_large(clmax_backend backend, clmax_type type)
+{
+    static const int64_t large_lengths[] = {16, 5, 127};
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 7300 + (uint64_t)type);
+    for (size_t li = 0; li < sizeof large_lengths / sizeof large_lengths[0]; li++) {
+        int64_t n = large_lengths[li];
+        int64_t dims[2] = {((int64_t)1 << 19) / n + 3, n};
+        clmax_tensor_desc d = test_desc(type, 2, dims);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc(count * ref_type_size(type));
+        fill_tensor(type, x, count, li == 0 ? FILL_FEW : FILL_MIXED, &rng);
+        check_both(ctx, "short rows, large", &d, x);
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+#define SHORT_TESTS(name, type)                                                                    \
+    BACKEND_TEST(short_rows, fills_##name, .timeout = 900)                                         \
+    {                                                                                              \
+        run_fills(backend, type);                                                                  \
+    }                                                                                              \
+    BACKEND_TEST(short_rows, pairs_##name, .timeout = 900)                                         \
+    {                                                                                              \
+        run_pairs(backend, type);                                                                  \
+    }                                                                                              \
+    BACKEND_TEST(short_rows, large_##name, .timeout = 900)                                         \
+    {                                                                                              \
+        run_large(backend, type);                                                                  \
+    }
+FOR_ALL_TYPES(SHORT_TESTS)
