@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <emmintrin.h>
+#define CLMAX_HAVE_STREAM 1
+#endif
+
 #define CHECK_ARG(cond, ...)                                                                       \
     do {                                                                                           \
         if (!(cond)) return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, __VA_ARGS__);                 \
@@ -292,7 +297,34 @@ typedef struct fill_job {
     const clmax_problem *p;
     const int64_t *idx;
     void *y;
+    int stream; /* zero the rows with non-temporal stores */
 } fill_job;
+
+/* Zeroes [p, p + bytes). With stream set (and SSE2), the 16-byte aligned body goes out with
+ * non-temporal stores: a large one-hot output is not read again soon, and plain stores would
+ * first read every line they write (a third of the traffic of a read + write). */
+static void zero_bytes(char *p, size_t bytes, int stream)
+{
+#ifdef CLMAX_HAVE_STREAM
+    if (stream && bytes >= 256) {
+        size_t head = (size_t)(-(uintptr_t)p & 15u);
+        memset(p, 0, head);
+        size_t body = (bytes - head) & ~(size_t)63;
+        __m128i z = _mm_setzero_si128();
+        for (size_t b = head; b < head + body; b += 64) {
+            _mm_stream_si128((__m128i *)(p + b), z);
+            _mm_stream_si128((__m128i *)(p + b + 16), z);
+            _mm_stream_si128((__m128i *)(p + b + 32), z);
+            _mm_stream_si128((__m128i *)(p + b + 48), z);
+        }
+        _mm_sfence(); /* ordered before the ones and visible to the thread that joins us */
+        memset(p + head + body, 0, bytes - head - body);
+        return;
+    }
+#endif
+    (void)stream;
+    memset(p, 0, bytes);
+}
 
 /* Writes the one-hot rows [begin, end) of a block from their winning indices. */
 static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
@@ -300,7 +332,8 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
     const fill_job *f = arg;
     const clmax_problem *p = f->p;
     uint64_t slice = p->n * p->inner;
-    memset((char *)f->y + begin * slice * p->esize, 0, (size_t)((end - begin) * slice * p->esize));
+    zero_bytes((char *)f->y + begin * slice * p->esize, (size_t)((end - begin) * slice * p->esize),
+               f->stream);
     for (uint64_t o = begin; o < end; o++) {
         for (uint64_t i = 0; i < p->inner; i++) {
             uint64_t at = o * slice + (uint64_t)f->idx[o * p->inner + i] * p->inner + i;
@@ -324,14 +357,18 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 }
 
 #define FILL_BYTES_PER_THREAD (1u << 20)
+#define STREAM_MIN_BYTES (8u << 20) /* one-hot blocks at least this large are streamed out */
+#define STREAM_MIN_ROW 1024u        /* ... when a one lands at most every this many bytes */
 
 /* The one-hot of a block of rows, written by the context's threads: it is as many bytes as the
  * input, so one thread alone would not reach the memory's write bandwidth. */
 static void hardmax_fill(clmax_context *ctx, const clmax_problem *p, uint64_t rows,
                          const int64_t *idx, void *y)
 {
-    fill_job f = {p, idx, y};
     uint64_t row_bytes = p->n * p->inner * p->esize;
+    /* Streaming stores when the output is large and the ones are sparse: a one in a short row
+     * would read back the line just streamed out. */
+    fill_job f = {p, idx, y, rows * row_bytes >= STREAM_MIN_BYTES && row_bytes >= STREAM_MIN_ROW};
     uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
     clmax_parallel_for(ctx->num_threads, rows, per, hardmax_fill_rows, &f);
 }

@@ -320,3 +320,50 @@ BACKEND_TEST(hardmax, long_rows, .timeout = 900)
     }
     clmax_context_destroy(ctx);
 }
+
+/* One-hot outputs large enough for the CPU path's streaming stores (blocks of 8 MiB and more),
+ * written at an output address one element past an aligned one, so that the stores meet an
+ * unaligned head and a partial tail; the bytes around the output must stay untouched. */
+BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
+{
+    typedef struct {
+        clmax_type type;
+        int64_t dims[2];
+        int64_t axis;
+    } large_case;
+    static const large_case cases[] = {
+        {CLMAX_TYPE_FLOAT32, {2100, 1024}, -1},
+        {CLMAX_TYPE_FLOAT16, {4200, 1030}, 1},
+        {CLMAX_TYPE_BFLOAT16, {2101, 2053}, 0},
+        {CLMAX_TYPE_FLOAT64, {1027, 1100}, -1},
+    };
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 11);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        clmax_type type = cases[c].type;
+        size_t es = ref_type_size(type);
+        clmax_tensor_desc d = test_desc(type, 2, cases[c].dims);
+        clmax_hardmax_attrs a = {13, cases[c].axis};
+        uint64_t count = output_count(&d);
+        size_t bytes = (size_t)count * es;
+        void *x = test_malloc(bytes);
+        fill_tensor(type, x, count, c % 2 ? FILL_FEW : FILL_MIXED, &rng);
+        unsigned char *want = test_malloc(bytes);
+        cr_assert_eq(ref_hardmax(&d, x, &a, want), CLMAX_OK);
+        unsigned char *buf = test_malloc(bytes + 4 * es);
+        memset(buf, 0xA5, bytes + 4 * es);
+        clmax_status st = clmax_hardmax(ctx, &d, x, &a, buf + es);
+        cr_assert_eq(st, CLMAX_OK, "large output %zu: %s", c, clmax_last_error());
+        cr_assert(memcmp(buf + es, want, bytes) == 0, "large output %zu (%s): differs", c,
+                  test_type_str(type));
+        for (size_t g = 0; g < es; g++)
+            cr_assert_eq(buf[g], 0xA5, "large output %zu: byte before the output written", c);
+        for (size_t g = bytes + es; g < bytes + 4 * es; g++)
+            cr_assert_eq(buf[g], 0xA5, "large output %zu: byte after the output written", c);
+        free(buf);
+        free(want);
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
