@@ -24,6 +24,7 @@ typedef enum clmax_kernel_kind {
 
 #define CLMAX_SHORT_ROWS 16 /* kernels/argmax.cl SR */
 #define CLMAX_SHORT_N 64    /* kernels/argmax.cl SHORT_N */
+#define CLMAX_CPU_PREFETCH 4096 /* kernels/argmax.cl PF_BYTES on CPU devices (GPUs: 0) */
 
 #define CLMAX_LANE_BLOCK 2048 /* kernels/argmax.cl LB */
 

@@ -283,6 +283,17 @@ __kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
 #ifndef LB
 #define LB 256 /* inner lanes per work-item of reduce_strided_blk, a multiple of VW */
 #endif
+/* Software prefetch distance in bytes for the sequential scans of rows (0: none). The host sets it
+ * for CPU devices only (__builtin_prefetch is a clang builtin, which PoCL's compiler has): on
+ * this project's development machine, loops that do some work per element waited on memory. */
+#ifndef PF_BYTES
+#define PF_BYTES 0
+#endif
+#if PF_BYTES
+#define PREFETCH_AHEAD(p_) __builtin_prefetch((const __global char *)(p_) + PF_BYTES)
+#else
+#define PREFETCH_AHEAD(p_)
+#endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -404,6 +415,7 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
         KEYV vk = VKEY(VLOAD(0, p));
         IDXV vi = LANE_IDS;
         for (j = VW; j + VW <= len; j += VW) {
+            PREFETCH_AHEAD(p + j);
             KEYV k = VKEY(VLOAD(0, p + j));
             VSTEP(vk, vi, k, (IDXV)j + LANE_IDS);
         }
@@ -484,9 +496,32 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         FINISH(sk[l - nv * VW], j0 + b + si[l - nv * VW], row * inner + lane0 + l, seg);
 }
 
-/* Short contiguous rows (n <= SHORT_N, no split): SR rows per work-item. The keys of all its rows
- * go to a private buffer in one loop the compiler vectorises, then each row is a branch-free scan
- * of its keys: per-row vector lanes would cost more to merge than the row itself. */
+/* Horizontal max of a key vector and min / max of an index vector, by halves. */
+#define HALF_REDUCE(T, op, v, out)                                                                 \
+    do {                                                                                           \
+        CAT(T, 4) q4_;                                                                             \
+        HALVES_TO_4(T, op, v, q4_);                                                                \
+        CAT(T, 2) q2_ = op(q4_.lo, q4_.hi);                                                        \
+        out = op(q2_.x, q2_.y);                                                                    \
+    } while (0)
+#if VW == 16
+#define HALVES_TO_4(T, op, v, q4)                                                                  \
+    do {                                                                                           \
+        CAT(T, 8) q8_ = op((v).lo, (v).hi);                                                        \
+        q4 = op(q8_.lo, q8_.hi);                                                                   \
+    } while (0)
+#elif VW == 8
+#define HALVES_TO_4(T, op, v, q4) q4 = op((v).lo, (v).hi)
+#else
+#define HALVES_TO_4(T, op, v, q4) q4 = (v)
+#endif
+
+/* Short contiguous rows (n <= SHORT_N, no split): SR rows per work-item.
+ * Rows of at least VW elements: the row's keys in vectors of VW (the last vector overlaps the one
+ * before it instead of running past the row), their max, a horizontal max, then the smallest (or
+ * largest) index whose key equals it, again with vectors and a horizontal min (max).
+ * Shorter rows: the keys of all SR rows go to a private buffer in one loop the compiler
+ * vectorises, then each row is a branch-free scan of its keys. */
 #ifndef SR
 #define SR 16
 #endif
@@ -500,7 +535,42 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
     uint rows = (uint)min((ulong)SR, count - r0);
     uint len = (uint)n;
     __global const RAW_T *p = x + x_off + r0 * n;
+    if (len >= VW) {
+        uint lastv = len - VW;
+        for (uint r = 0; r < rows; r++, p += len) {
+            PREFETCH_AHEAD(p);
+            KEYV vm = VKEY(VLOAD(0, p + lastv));
+            for (uint j = 0; j < lastv; j += VW)
+                vm = max(vm, VKEY(VLOAD(0, p + j)));
+            KEY_T m;
+            HALF_REDUCE(KEY_T, max, vm, m);
+            /* Candidates are index + 1 (0: none) for the last index, the index (~0: none) for
+             * the first. */
+#if LAST
+            IDXV c = select((IDXV)0, LANE_IDS + (IDXV)(lastv + 1),
+                            IDX_MASK(VKEY(VLOAD(0, p + lastv)) == (KEYV)m));
+            for (uint j = 0; j < lastv; j += VW)
+                c = max(c, select((IDXV)0, LANE_IDS + (IDXV)(j + 1),
+                                  IDX_MASK(VKEY(VLOAD(0, p + j)) == (KEYV)m)));
+            uint bi;
+            HALF_REDUCE(uint, max, c, bi);
+            bi -= 1;
+#else
+            IDXV c = select((IDXV)0xFFFFFFFFu, LANE_IDS + (IDXV)lastv,
+                            IDX_MASK(VKEY(VLOAD(0, p + lastv)) == (KEYV)m));
+            for (uint j = 0; j < lastv; j += VW)
+                c = min(c, select((IDXV)0xFFFFFFFFu, LANE_IDS + (IDXV)j,
+                                  IDX_MASK(VKEY(VLOAD(0, p + j)) == (KEYV)m)));
+            uint bi;
+            HALF_REDUCE(uint, min, c, bi);
+#endif
+            FINISH(m, j0 + bi, r0 + r, 0);
+        }
+        return;
+    }
     KEY_T kb[SR * SHORT_N];
+    for (uint c = 0; c < rows * len * (uint)sizeof(RAW_T); c += 64)
+        PREFETCH_AHEAD((const __global char *)p + c);
     for (uint e = 0; e < rows * len; e++)
         kb[e] = KEY(p[e]);
     for (uint r = 0; r < rows; r++) {
