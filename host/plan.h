@@ -22,8 +22,8 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_ROWS_SHORT   /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
 } clmax_kernel_kind;
 
-#define CLMAX_SHORT_ROWS 16 /* kernels/argmax.cl SR */
-#define CLMAX_SHORT_N 64    /* kernels/argmax.cl SHORT_N */
+#define CLMAX_SHORT_ROWS 16     /* kernels/argmax.cl SR */
+#define CLMAX_SHORT_N 64        /* kernels/argmax.cl SHORT_N */
 #define CLMAX_CPU_PREFETCH 4096 /* kernels/argmax.cl PF_BYTES on CPU devices (GPUs: 0) */
 
 #define CLMAX_LANE_BLOCK 2048 /* kernels/argmax.cl LB */
