@@ -182,6 +182,7 @@ void clmax_cl_destroy(clmax_context *ctx)
     if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
     if (cl->scratch) CL(ReleaseMemObject)(cl->scratch);
     clmax_cl_release_programs(cl);
+    if (cl->copy_queue) CL(ReleaseCommandQueue)(cl->copy_queue);
     if (cl->queue) CL(ReleaseCommandQueue)(cl->queue);
     if (cl->context) CL(ReleaseContext)(cl->context);
     if (cl->retained_device) CL(ReleaseDevice)(cl->device);

@@ -28,6 +28,7 @@ struct clmax_cl {
     cl_device_id device;
     cl_context context;
     cl_command_queue queue;
+    cl_command_queue copy_queue; /* host-memory calls: writes of copied boxes (cl_reduce.c) */
     int retained_device; /* the caller's device was retained (contexts made from cl objects) */
     clmax_device_info info;
     pthread_mutex_t lock; /* serialises the kernels' arguments, the caches and the scratch */

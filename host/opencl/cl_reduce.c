@@ -3,27 +3,48 @@
  * share memory with the host), reduced by the planned kernel, and read back. A box that holds only
  * part of the axis keeps running (key, index) pairs on the device between chunks, so the answer is
  * exact whatever the chunking. Commands are chained by events, so a caller's out-of-order queue
- * gives the same answers. */
+ * gives the same answers.
+ *
+ * Copied boxes are pipelined: boxes are at most PIPE_BOX_BYTES, alternate between two device
+ * buffers, and are written on a second in-order queue (cl->copy_queue), so the copy of box k + 1
+ * runs while the kernel of box k does. The write into a buffer waits for the kernel that last read
+ * it; a kernel waits for its box's write and for the kernel before it (the running pairs and the
+ * output are shared). Without a second queue the same events run on one queue, in order. */
 #include "cl_internal.h"
 
 #include <string.h>
 
+#define PIPE_BOX_BYTES (64ull << 20) /* largest copied box when there are several */
+
 typedef struct work {
     clmax_cl *cl;
-    cl_mem x, out, state, part;
+    cl_command_queue copy_q;           /* writes of copied boxes: cl->copy_queue, or cl->queue */
+    cl_mem x, xb[2], out, state, part; /* x: the box being reduced; xb: copy buffers */
     size_t part_bytes;
-    cl_event last; /* every command waits for the one before */
+    cl_event last;     /* kernels and reads: each waits for the one before */
+    cl_event wrote;    /* the write of the box about to be reduced */
+    cl_event freed[2]; /* the last kernel that read xb[s] */
 } work;
+
+static void drop_event(cl_event *e)
+{
+    if (*e) CL(ReleaseEvent)(*e);
+    *e = NULL;
+}
 
 static void release_work(work *w)
 {
-    cl_mem *all[] = {&w->x, &w->out, &w->state, &w->part};
+    cl_mem *all[] = {&w->xb[0], &w->xb[1], &w->out, &w->state, &w->part};
+    if (w->xb[0] == NULL && w->x) CL(ReleaseMemObject)(w->x); /* in place: x is its own */
+    w->x = NULL;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         if (*all[i]) CL(ReleaseMemObject)(*all[i]);
         *all[i] = NULL;
     }
-    if (w->last) CL(ReleaseEvent)(w->last);
-    w->last = NULL;
+    drop_event(&w->last);
+    drop_event(&w->wrote);
+    drop_event(&w->freed[0]);
+    drop_event(&w->freed[1]);
 }
 
 static clmax_status make_buffer(clmax_cl *cl, cl_mem_flags flags, uint64_t size, void *host,
@@ -52,26 +73,31 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-static clmax_status write_box(work *w, const clmax_problem *p, const char *src, uint64_t ro,
+/* Copies a box into w->x (one of the copy buffers, slot s) on the copy queue, after the kernel
+ * that last read that buffer; w->wrote receives the write's event. */
+static clmax_status write_box(work *w, int s, const clmax_problem *p, const char *src, uint64_t ro,
                               uint64_t rn, uint64_t ri)
 {
     const uint64_t es = p->esize;
     cl_event e = NULL;
     cl_int err;
+    cl_uint nw = w->freed[s] != NULL ? 1 : 0;
+    const cl_event *wl = nw ? &w->freed[s] : NULL;
     if (ri == p->inner) { /* whole rows of the axis: one contiguous range */
-        err = CL(EnqueueWriteBuffer)(w->cl->queue, w->x, CL_FALSE, 0, (size_t)(ro * rn * ri * es),
-                                     src, waits(w), waits(w) ? &w->last : NULL, &e);
+        err = CL(EnqueueWriteBuffer)(w->copy_q, w->x, CL_FALSE, 0, (size_t)(ro * rn * ri * es), src,
+                                     nw, wl, &e);
         if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueWriteBuffer", err);
     } else {
         size_t zero[3] = {0, 0, 0};
         size_t region[3] = {(size_t)(ri * es), (size_t)rn, (size_t)ro};
-        err = CL(EnqueueWriteBufferRect)(w->cl->queue, w->x, CL_FALSE, zero, zero, region,
+        err = CL(EnqueueWriteBufferRect)(w->copy_q, w->x, CL_FALSE, zero, zero, region,
                                          (size_t)(ri * es), (size_t)(rn * ri * es),
                                          (size_t)(p->inner * es), (size_t)(p->n * p->inner * es),
-                                         src, waits(w), waits(w) ? &w->last : NULL, &e);
+                                         src, nw, wl, &e);
         if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueWriteBufferRect", err);
     }
-    chain(w, e);
+    drop_event(&w->wrote);
+    w->wrote = e;
     return CLMAX_OK;
 }
 
@@ -113,10 +139,24 @@ static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p,
         w->part_bytes = (size_t)need;
     }
     b->part = w->part;
-    cl_event e = NULL;
-    st = clmax_cl_enqueue_box(cl, prog, &pl, b, waits(w), waits(w) ? &w->last : NULL, &e);
+    cl_event e = NULL, wl[2];
+    cl_uint nw = 0;
+    if (w->last) wl[nw++] = w->last;
+    if (w->wrote) wl[nw++] = w->wrote;
+    st = clmax_cl_enqueue_box(cl, prog, &pl, b, nw, nw ? wl : NULL, &e);
     if (st == CLMAX_OK) chain(w, e);
     return st;
+}
+
+/* The copy queue: cl->copy_queue, made on first use; cl->queue when it cannot be made (the
+ * pipeline then runs in order on one queue, with the same answers). */
+static cl_command_queue copy_queue(clmax_cl *cl)
+{
+    if (cl->copy_queue == NULL) {
+        cl_int err;
+        cl->copy_queue = CL(CreateCommandQueue)(cl->context, cl->device, 0, &err);
+    }
+    return cl->copy_queue != NULL ? cl->copy_queue : cl->queue;
 }
 
 static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, const char *x,
@@ -126,6 +166,11 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
     const uint64_t es = p->esize, n = p->n, inner = p->inner, outer = p->outer;
     uint64_t limit = cl->info.max_alloc;
     if (ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < limit) limit = ctx->max_chunk_bytes;
+
+    /* Copies are pipelined in boxes of at most PIPE_BOX_BYTES (see the top of this file). */
+    int copied = !(cl->info.is_cpu && cl->info.unified_memory);
+    if (copied && outer * n * inner * es > PIPE_BOX_BYTES && limit > PIPE_BOX_BYTES)
+        limit = PIPE_BOX_BYTES;
 
     /* The box: whole outer slices when one fits, else part of the axis, else part of a row. */
     uint64_t oc, nc, ic;
@@ -146,12 +191,21 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
     if (oc * ic * 16 > limit && oc > 1) oc = limit / (ic * 16) ? limit / (ic * 16) : 1;
     if (oc * ic * 16 > limit && ic > 1) ic = limit / 16 ? limit / 16 : 1;
 
-    int in_place = cl->info.is_cpu && cl->info.unified_memory && ic == inner && nc == n;
+    /* In place when every box is contiguous in the caller's memory: whole rows of the inner
+     * dimension, and whole slices or (when the axis is cut) one slice at a time. */
+    int in_place = !copied && ic == inner && (nc == n || oc == 1);
+    uint64_t boxes = ((outer + oc - 1) / oc) * ((n + nc - 1) / nc) * ((inner + ic - 1) / ic);
     work w;
     memset(&w, 0, sizeof w);
     w.cl = cl;
     clmax_status st = CLMAX_OK;
-    if (!in_place) st = make_buffer(cl, CL_MEM_READ_ONLY, oc * nc * ic * es, NULL, &w.x);
+    if (!in_place) {
+        w.copy_q = boxes > 1 ? copy_queue(cl) : cl->queue;
+        st = make_buffer(cl, CL_MEM_READ_ONLY, oc * nc * ic * es, NULL, &w.xb[0]);
+        if (st == CLMAX_OK && boxes > 1)
+            st = make_buffer(cl, CL_MEM_READ_ONLY, oc * nc * ic * es, NULL, &w.xb[1]);
+    }
+    int slot = 0;
     if (st == CLMAX_OK) st = make_buffer(cl, CL_MEM_WRITE_ONLY, oc * ic * 8, NULL, &w.out);
     if (st == CLMAX_OK && nc < n)
         st = make_buffer(cl, CL_MEM_READ_WRITE, oc * ic * 16, NULL, &w.state);
@@ -169,9 +223,10 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
                     if (w.x) CL(ReleaseMemObject)(w.x);
                     w.x = NULL;
                     st = make_buffer(cl, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
-                                     ro * n * inner * es, (void *)src, &w.x);
+                                     ro * rn * inner * es, (void *)src, &w.x);
                 } else {
-                    st = write_box(&w, p, src, ro, rn, ri);
+                    w.x = w.xb[slot];
+                    st = write_box(&w, slot, p, src, ro, rn, ri);
                 }
                 if (st != CLMAX_OK) break;
                 clmax_cl_box b = {w.x,
@@ -187,6 +242,16 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
                                   w.out,
                                   0};
                 st = run_box(ctx, &w, p, &b);
+                if (st == CLMAX_OK && !in_place) { /* the next write into xb[slot] waits for it */
+                    drop_event(&w.freed[slot]);
+                    cl_int rerr = CL(RetainEvent)(w.last);
+                    if (rerr != CL_SUCCESS) {
+                        st = clmax_cl_fail("clRetainEvent", rerr);
+                        break;
+                    }
+                    w.freed[slot] = w.last;
+                    slot = w.xb[1] != NULL ? 1 - slot : 0;
+                }
             }
             if (st == CLMAX_OK) st = read_box(&w, p, idx + o0 * inner + i0, ro, ri);
         }
@@ -194,7 +259,10 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
     /* Wait even after a failure: queued commands may still use caller memory. */
     cl_int err = w.last ? CL(WaitForEvents)(1, &w.last) : CL_SUCCESS;
     if (st == CLMAX_OK && err != CL_SUCCESS) st = clmax_cl_fail("clWaitForEvents", err);
-    if (st != CLMAX_OK) CL(Finish)(cl->queue);
+    if (st != CLMAX_OK) {
+        if (w.copy_q != NULL && w.copy_q != cl->queue) CL(Finish)(w.copy_q);
+        CL(Finish)(cl->queue);
+    }
     release_work(&w);
     return st;
 }
