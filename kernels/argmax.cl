@@ -458,31 +458,52 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         sk[l - nv * VW] = KEY(p[l]);
         si[l - nv * VW] = 0;
     }
+    /* Four rows a step, so each pair is loaded and stored once per four rows. When the lanes are
+     * whole rows (inner == lanes) the reads are one sequential stream, which is prefetched;
+     * blocks of longer rows are left to the hardware prefetcher. A full block has a constant
+     * trip count, which the compiler unrolls. */
+    const int stream = inner == lanes;
+    uint j = 1;
+/* The lanes past the last full vector, one at a time, in row rr (relative index jj). */
+#define STRIDED_TAIL(rr, jj)                                                                       \
+    for (uint l = nv * VW; l < lanes; l++) {                                                       \
+        KEY_T k = KEY((rr)[l]);                                                                    \
+        if (REPLACES(k, sk[l - nv * VW])) {                                                        \
+            sk[l - nv * VW] = k;                                                                   \
+            si[l - nv * VW] = (jj);                                                                \
+        }                                                                                          \
+    }
+#define STRIDED_STEP4(NV)                                                                          \
+    for (; j + 4 <= len; j += 4) {                                                                 \
+        __global const RAW_T *r = p + (ulong)j * inner;                                            \
+        for (uint v = 0; v < (NV); v++) {                                                          \
+            if (stream) PREFETCH_AHEAD(r + v * VW);                                                \
+            KEYV k0 = VKEY(VLOAD(v, r)), k1 = VKEY(VLOAD(v, r + inner));                           \
+            KEYV k2 = VKEY(VLOAD(v, r + 2 * inner)), k3 = VKEY(VLOAD(v, r + 3 * inner));           \
+            KEYV bk = vk[v];                                                                       \
+            IDXV bi = vi[v];                                                                       \
+            VSTEP(bk, bi, k0, (IDXV)j);                                                            \
+            VSTEP(bk, bi, k1, (IDXV)(j + 1));                                                      \
+            VSTEP(bk, bi, k2, (IDXV)(j + 2));                                                      \
+            VSTEP(bk, bi, k3, (IDXV)(j + 3));                                                      \
+            vk[v] = bk;                                                                            \
+            vi[v] = bi;                                                                            \
+        }                                                                                          \
+        for (uint q = 0; q < 4; q++)                                                               \
+            STRIDED_TAIL(r + q * inner, j + q)                                                     \
+    }
     if (nv == LB / VW) {
-        /* A full block: a constant trip count lets the compiler keep the pairs in registers. */
-        for (uint j = 1; j < len; j++) {
-            __global const RAW_T *r = p + (ulong)j * inner;
-#pragma unroll
-            for (uint v = 0; v < LB / VW; v++) {
-                KEYV k = VKEY(VLOAD(v, r));
-                VSTEP(vk[v], vi[v], k, (IDXV)j);
-            }
-        }
+        STRIDED_STEP4(LB / VW)
     } else {
-        for (uint j = 1; j < len; j++) {
-            __global const RAW_T *r = p + (ulong)j * inner;
-            for (uint v = 0; v < nv; v++) {
-                KEYV k = VKEY(VLOAD(v, r));
-                VSTEP(vk[v], vi[v], k, (IDXV)j);
-            }
-            for (uint l = nv * VW; l < lanes; l++) {
-                KEY_T k = KEY(r[l]);
-                if (REPLACES(k, sk[l - nv * VW])) {
-                    sk[l - nv * VW] = k;
-                    si[l - nv * VW] = j;
-                }
-            }
+        STRIDED_STEP4(nv)
+    }
+    for (; j < len; j++) {
+        __global const RAW_T *r = p + (ulong)j * inner;
+        for (uint v = 0; v < nv; v++) {
+            KEYV k = VKEY(VLOAD(v, r));
+            VSTEP(vk[v], vi[v], k, (IDXV)j);
         }
+        STRIDED_TAIL(r, j)
     }
     for (uint v = 0; v < nv; v++) {
         KEY_T ka[VW];

@@ -92,7 +92,7 @@ static void run_ties(clmax_backend backend, clmax_type type)
         for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
             int64_t k1 = pairs[p][0], k2 = pairs[p][1];
             if (k1 < 0 || k2 >= L || k1 >= k2) continue;
-            for (int layout = 0; layout < 3; layout++) {
+            for (int layout = 0; layout < 4; layout++) {
                 int64_t dims[3];
                 int rank;
                 int64_t axis;
@@ -100,8 +100,10 @@ static void run_ties(clmax_backend backend, clmax_type type)
                     rank = 2, dims[0] = 3, dims[1] = L, axis = 1;
                 } else if (layout == 1) { /* strided */
                     rank = 3, dims[0] = 2, dims[1] = L, dims[2] = 3, axis = 1;
-                } else { /* strided, outer 1 */
+                } else if (layout == 2) { /* strided, outer 1 */
                     rank = 2, dims[0] = L, dims[1] = 5, axis = -2;
+                } else { /* strided, wide enough for vector lanes and a few single lanes */
+                    rank = 3, dims[0] = 2, dims[1] = L, dims[2] = 37, axis = 1;
                 }
                 clmax_tensor_desc d = test_desc(type, rank, dims);
                 ref_view v;
