@@ -16,11 +16,16 @@
 #include <string.h>
 
 #define ROW_BLOCK 2048 /* elements per block of the two-pass row scan */
-/* Software prefetch distances in bytes, for rows and for lanes that are whole rows (one
- * sequential stream). docs/PERFORMANCE.md: on its machine the loops waited on memory without them
- * (one thread, float32: [256, 65536] rows 6.5 -> 8.1 GB/s, [256, 1024, 256] axis 1 6.9 -> 7.9). */
+/* Software prefetch (docs/PERFORMANCE.md: on its machine these loops waited on memory without
+ * it). Rows are scanned in runs of ROW_RUN bytes, each after prefetching its lines ROW_PREFETCH
+ * bytes on; lanes that are whole rows (one sequential stream) prefetch LANE_PREFETCH bytes on.
+ * Tried on [1024, 65536] float32 rows: runs of 2048 with 4096 ahead beat 512, 1024 and 4096 byte
+ * runs and 2048 or 8192 ahead; a prefetch per line inside the loop stopped its vectorisation. */
 #ifndef ROW_PREFETCH
-#define ROW_PREFETCH 16384
+#define ROW_PREFETCH 4096
+#endif
+#ifndef ROW_RUN
+#define ROW_RUN 2048
 #endif
 #define LANE_BYTES 4096 /* bytes of a row of inner lanes per unit: long runs for the prefetcher */
 #ifndef LANE_PREFETCH
@@ -71,14 +76,19 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         for (uint64_t b = j0; b < j1; b += ROW_BLOCK) {                                            \
             uint64_t e = j1 - b < ROW_BLOCK ? j1 : b + ROW_BLOCK;                                  \
             kkey_t m = 0;                                                                          \
-            for (uint64_t c = 0; c < ROW_BLOCK * sizeof(raw_t); c += 64)                           \
-                __builtin_prefetch((const char *)(x + b) + ROW_PREFETCH + c);                      \
-            for (uint64_t j = b; j < e; j++) {                                                     \
-                kkey_t k = KEY(x[j]);                                                              \
-                m = k > m ? k : m;                                                                 \
+            /* Runs of ROW_RUN bytes, each after prefetching the lines ROW_PREFETCH bytes on; the  \
+             * loop over a run is the one the compiler vectorises. */                              \
+            for (uint64_t r = b; r < e; r += ROW_RUN / sizeof(raw_t)) {                            \
+                uint64_t re = e - r < ROW_RUN / sizeof(raw_t) ? e : r + ROW_RUN / sizeof(raw_t);   \
+                for (uint64_t c = 0; c < ROW_RUN; c += 64)                                         \
+                    __builtin_prefetch((const char *)(x + r) + ROW_PREFETCH + c);                  \
+                for (uint64_t j = r; j < re; j++) {                                                \
+                    kkey_t k = KEY(x[j]);                                                          \
+                    m = k > m ? k : m;                                                             \
+                }                                                                                  \
             }                                                                                      \
-            if (have && !(m > bk || (last && m == bk))) continue;                                  \
             uint64_t j;                                                                            \
+            if (have && !(m > bk || (last && m == bk))) continue;                                  \
             if (last) {                                                                            \
                 for (j = e - 1; j > b && KEY(x[j]) != m; j--) {                                    \
                 }                                                                                  \
