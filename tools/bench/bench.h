@@ -84,6 +84,9 @@ void bench_free(void *p);
  * full-range integers), using threads workers. */
 void bench_fill(void *x, uint64_t count, clmax_type type, int threads);
 int bench_online_cores(void);
+/* Software prefetch distance of the baselines in bytes: CLMAX_BENCH_PROBE_PREFETCH (0: none),
+ * default 4096, the distance the library's CPU loops use. */
+unsigned bench_probe_prefetch(void);
 void bench_progress(const bench_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void bench_shape_string(const bench_case *c, char *out, size_t size);

@@ -12,6 +12,9 @@
  * GPUs want; a large per_item gives each CPU work-item one long sequential run. One sum per
  * work-group is written, so no read can be dropped. */
 static const char probe_source[] =
+    "#ifndef PF\n"
+    "#define PF 0\n"
+    "#endif\n"
     "#ifndef WG\n"
     "#define WG 64\n"
     "#endif\n"
@@ -25,8 +28,12 @@ static const char probe_source[] =
     "    ulong2 acc = (ulong2)(0, 0);\n"
     "    for (ulong b = gid * per_item; b < n; b += step) {\n"
     "        const ulong e = b + per_item < n ? b + per_item : n;\n"
-    "        for (ulong i = b; i < e; i++)\n"
+    "        for (ulong i = b; i < e; i++) {\n"
+    "#if PF\n"
+    "            if (i % 4 == 0) __builtin_prefetch((const __global char *)(x + i) + PF);\n"
+    "#endif\n"
     "            acc += x[i];\n"
+    "        }\n"
     "    }\n"
     "    part[lid] = acc.x + acc.y;\n"
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -46,8 +53,12 @@ static const char probe_source[] =
     "    const ulong2 c = (ulong2)(0x5A5A5A5A5A5A5A5Aul, 0x5A5A5A5A5A5A5A5Aul);\n"
     "    for (ulong b = gid * per_item; b < n; b += step) {\n"
     "        const ulong e = b + per_item < n ? b + per_item : n;\n"
-    "        for (ulong i = b; i < e; i++)\n"
+    "        for (ulong i = b; i < e; i++) {\n"
+    "#if PF\n"
+    "            if (i % 4 == 0) __builtin_prefetch((const __global char *)(x + i) + PF);\n"
+    "#endif\n"
     "            y[i] = x[i] ^ c;\n"
+    "        }\n"
     "    }\n"
     "}\n";
 
@@ -176,7 +187,8 @@ bench_cl *bench_cl_create(clmax_context *ctx, const char *selector)
     b->program = clCreateProgramWithSource(b->context, 1, &src, NULL, &err);
     if (cl_check(err, "clCreateProgramWithSource")) goto fail;
     char opts[64];
-    snprintf(opts, sizeof opts, "-DWG=%zu", b->wg);
+    /* CPU devices prefetch as the library's kernels do there (PF_BYTES); GPUs do not. */
+    snprintf(opts, sizeof opts, "-DWG=%zu -DPF=%u", b->wg, b->is_cpu ? bench_probe_prefetch() : 0);
     err = clBuildProgram(b->program, 1, &dev, opts, NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[4096] = "";

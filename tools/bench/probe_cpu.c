@@ -14,11 +14,14 @@
 #define MAX_PROBE_THREADS 256
 #define PROBE_BLOCK (1u << 20) /* bytes per unit of work; a multiple of 64 */
 #define COPY_XOR 0x5A5A5A5A5A5A5A5Aull
-
+/* Both loops prefetch `pf` bytes ahead, one prefetch per 64 bytes (pf 0: none), as the library's
+ * CPU loops do: a baseline without it understates the limit on machines whose hardware
+ * prefetcher lags (the development machine of docs/PERFORMANCE.md). */
 typedef struct probe_shared {
     const unsigned char *x;
     unsigned char *y;
     uint64_t bytes;
+    unsigned pf;               /* prefetch distance, bytes */
     atomic_uint_fast64_t next; /* next block */
 } probe_shared;
 
@@ -27,13 +30,14 @@ typedef struct probe_job {
     uint64_t sum;
 } probe_job;
 
-static uint64_t sum_words(const unsigned char *p, uint64_t bytes)
+static uint64_t sum_words(const unsigned char *p, uint64_t bytes, unsigned pf)
 {
     const uint64_t *w = (const uint64_t *)(const void *)p;
     uint64_t n = bytes / 8, i = 0;
     /* Independent accumulators: the loop vectorises and is not latency bound. */
     uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
     for (; i + 8 <= n; i += 8) {
+        if (pf) __builtin_prefetch((const char *)(w + i) + pf);
         s0 += w[i];
         s1 += w[i + 1];
         s2 += w[i + 2];
@@ -53,7 +57,7 @@ static uint64_t sum_words(const unsigned char *p, uint64_t bytes)
 
 /* The output is not read again soon, so streaming (non-temporal) stores are the practical limit
  * where the compiler offers them: no read-for-ownership of the destination lines. */
-static void copy_xor(const unsigned char *x, unsigned char *y, uint64_t bytes)
+static void copy_xor(const unsigned char *x, unsigned char *y, uint64_t bytes, unsigned pf)
 {
     const uint64_t *restrict w = (const uint64_t *)(const void *)x;
     uint64_t *restrict o = (uint64_t *)(void *)y;
@@ -61,10 +65,12 @@ static void copy_xor(const unsigned char *x, unsigned char *y, uint64_t bytes)
 #ifdef __SSE2__
     if (((uintptr_t)w | (uintptr_t)o) % 16 == 0) {
         const __m128i c = _mm_set1_epi64x((long long)COPY_XOR);
-        for (; i + 2 <= n; i += 2)
+        for (; i + 2 <= n; i += 2) {
+            if (pf && i % 8 == 0) __builtin_prefetch((const char *)(w + i) + pf);
             _mm_stream_si128(
                 (__m128i *)(void *)(o + i),
                 _mm_xor_si128(_mm_load_si128((const __m128i *)(const void *)(w + i)), c));
+        }
         _mm_sfence();
     }
 #endif
@@ -83,9 +89,9 @@ static void *worker(void *arg)
         uint64_t off = b * PROBE_BLOCK;
         uint64_t len = sh->bytes - off < PROBE_BLOCK ? sh->bytes - off : PROBE_BLOCK;
         if (sh->y)
-            copy_xor(sh->x + off, sh->y + off, len);
+            copy_xor(sh->x + off, sh->y + off, len, sh->pf);
         else
-            j->sum += sum_words(sh->x + off, len);
+            j->sum += sum_words(sh->x + off, len, sh->pf);
     }
     return NULL;
 }
@@ -99,6 +105,7 @@ static uint64_t run(const void *x, void *y, uint64_t bytes, int threads)
     sh.x = x;
     sh.y = y;
     sh.bytes = bytes;
+    sh.pf = bench_probe_prefetch();
     atomic_init(&sh.next, 0);
     probe_job jobs[MAX_PROBE_THREADS];
     pthread_t tids[MAX_PROBE_THREADS];

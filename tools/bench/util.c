@@ -183,3 +183,12 @@ void bench_fill(void *x, uint64_t count, clmax_type type, int threads)
     for (int t = 1; t <= started; t++)
         pthread_join(tids[t], NULL);
 }
+
+unsigned bench_probe_prefetch(void)
+{
+    const char *v = getenv("CLMAX_BENCH_PROBE_PREFETCH");
+    if (v == NULL || *v == '\0') return 4096;
+    char *end;
+    unsigned long b = strtoul(v, &end, 10);
+    return *end == '\0' && b <= (1ul << 20) ? (unsigned)b : 4096;
+}
