@@ -1,5 +1,8 @@
 /* Short contiguous rows (n < 128) with AVX2, picked at run time on CPUs that have it.
  *
+ * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*); longer rows as
+ * below (short_*).
+ *
  * A row of n elements spans nv = ceil(n * size / 32) vectors. Each vector's keys (keys.h, in
  * vector form) go through an unsigned max; a butterfly of shuffles leaves the row's max key in
  * every lane; a compare and a byte mask then give every position that holds it, and a count of
@@ -170,6 +173,30 @@ static inline __m256i hmax_1(__m256i m)
     return vmax_1(m, _mm256_or_si256(_mm256_srli_epi16(m, 8), _mm256_slli_epi16(m, 8)));
 }
 
+/* The same within each 128-bit half: every lane gets the max of its half. */
+static inline __m256i hmax128_8(__m256i m)
+{
+    return vmax_8(m, _mm256_shuffle_epi32(m, 0x4E));
+}
+static inline __m256i hmax128_4(__m256i m)
+{
+    m = vmax_4(m, _mm256_shuffle_epi32(m, 0x4E));
+    return vmax_4(m, _mm256_shuffle_epi32(m, 0xB1));
+}
+static inline __m256i hmax128_2(__m256i m)
+{
+    m = vmax_2(m, _mm256_shuffle_epi32(m, 0x4E));
+    m = vmax_2(m, _mm256_shuffle_epi32(m, 0xB1));
+    return vmax_2(m, _mm256_or_si256(_mm256_srli_epi32(m, 16), _mm256_slli_epi32(m, 16)));
+}
+static inline __m256i hmax128_1(__m256i m)
+{
+    m = vmax_1(m, _mm256_shuffle_epi32(m, 0x4E));
+    m = vmax_1(m, _mm256_shuffle_epi32(m, 0xB1));
+    m = vmax_1(m, _mm256_or_si256(_mm256_srli_epi32(m, 16), _mm256_slli_epi32(m, 16)));
+    return vmax_1(m, _mm256_or_si256(_mm256_srli_epi16(m, 8), _mm256_slli_epi16(m, 8)));
+}
+
 static inline __m256i veq_1(__m256i a, __m256i b)
 {
     return _mm256_cmpeq_epi8(a, b);
@@ -187,15 +214,56 @@ static inline __m256i veq_8(__m256i a, __m256i b)
     return _mm256_cmpeq_epi64(a, b);
 }
 
+/* Rows of at most 16 bytes, two at a time: row r in the low 128-bit half of a vector, row r + 1
+ * in the high half; the max is broadcast within each half, and the two 16-bit halves of the byte
+ * mask give the two winners. Rows [0, done) with done even; the loads of 16 bytes from each row's
+ * start stay within `readable` elements. */
+#define DEFINE_PAIRS(name, W, KEY)                                                                 \
+    static uint64_t pairs_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
+                                 int64_t *out, uint64_t readable)                                  \
+    {                                                                                              \
+        const unsigned char *x = xv;                                                               \
+        const uint64_t span = n + 16 / (W); /* elements read from a pair's first row */            \
+        if (readable < span) return 0;                                                             \
+        uint64_t done = ((readable - span) / n + 1) & ~(uint64_t)1;                                \
+        if (done > (rows & ~(uint64_t)1)) done = rows & ~(uint64_t)1;                              \
+        const __m256i iota =                                                                       \
+            _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,  \
+                             5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);                               \
+        const __m256i mask = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(n * (W))), iota);           \
+        const uint64_t row_bytes = n * (W);                                                        \
+        for (uint64_t r = 0; r < done; r += 2) {                                                   \
+            const unsigned char *p = x + r * row_bytes;                                            \
+            _mm_prefetch((const char *)p + PREFETCH_BYTES, _MM_HINT_T0);                           \
+            __m256i v = _mm256_inserti128_si256(                                                   \
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),                       \
+                _mm_loadu_si128((const __m128i *)(p + row_bytes)), 1);                             \
+            __m256i k = _mm256_and_si256(KEY(v), mask);                                            \
+            __m256i m = hmax128_##W(k);                                                            \
+            uint32_t bits = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(veq_##W(k, m), mask)); \
+            uint32_t a = bits & 0xFFFFu, b = bits >> 16;                                           \
+            if (last) {                                                                            \
+                out[r] = (int64_t)((31 - _lzcnt_u32(a)) / (W));                                    \
+                out[r + 1] = (int64_t)((31 - _lzcnt_u32(b)) / (W));                                \
+            } else {                                                                               \
+                out[r] = (int64_t)(_tzcnt_u32(a) / (W));                                           \
+                out[r + 1] = (int64_t)(_tzcnt_u32(b) / (W));                                       \
+            }                                                                                      \
+        }                                                                                          \
+        return done;                                                                               \
+    }
+
 /* ---- One function per (type, order) --------------------------------------------------------- */
 
 /* Rows [0, done) of x (rows of n elements, W bytes each), where done <= rows is the number of
  * rows whose vectors end within `readable` elements of x. */
 #define DEFINE_SHORT(name, W, KEY)                                                                 \
+    DEFINE_PAIRS(name, W, KEY)                                                                     \
     static uint64_t short_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
                                  int64_t *out, uint64_t readable)                                  \
     {                                                                                              \
         const unsigned char *x = xv;                                                               \
+        if (n * (W) <= 16) return pairs_##name(xv, rows, n, last, out, readable);                  \
         const uint64_t lanes = 32 / (W);                                                           \
         const uint64_t nv = (n + lanes - 1) / lanes;                                               \
         if (nv > MAX_VECTORS || readable < nv * lanes) return 0;                                   \
