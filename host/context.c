@@ -29,7 +29,7 @@ static const char *env(const clmax_context_options *o, const char *name)
 }
 
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
-                             uint64_t *chunk, clmax_strategy *strategy)
+                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as)
 {
     const char *v;
     if (backend != NULL && *backend == CLMAX_BACKEND_AUTO &&
@@ -66,6 +66,18 @@ clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *back
             return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
                               "CLMAX_STRATEGY=%s: expected auto, rows, strided or split", v);
     }
+    *plan_as = CLMAX_PLAN_AS_DEVICE;
+    if ((v = env(o, "CLMAX_PLAN")) != NULL) {
+        if (strcasecmp(v, "auto") == 0)
+            *plan_as = CLMAX_PLAN_AS_DEVICE;
+        else if (strcasecmp(v, "cpu") == 0)
+            *plan_as = CLMAX_PLAN_AS_CPU;
+        else if (strcasecmp(v, "gpu") == 0)
+            *plan_as = CLMAX_PLAN_AS_GPU;
+        else
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_PLAN=%s: expected auto, cpu or gpu", v);
+    }
     return CLMAX_OK;
 }
 
@@ -93,7 +105,8 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     clmax_backend backend = o.backend;
     uint64_t chunk = o.max_chunk_bytes;
     clmax_strategy strategy = o.strategy;
-    clmax_status st = clmax_parse_env(&o, &backend, &chunk, &strategy);
+    clmax_plan_as plan_as;
+    clmax_status st = clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as);
     if (st != CLMAX_OK) return st;
     const char *device = o.device != NULL ? o.device : env(&o, "CLMAX_DEVICE");
 
@@ -102,6 +115,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
+    ctx->plan_as = plan_as;
 
     if (backend != CLMAX_BACKEND_CPU) {
         st = clmax_opencl_init(ctx, device);

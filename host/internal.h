@@ -42,6 +42,14 @@ typedef struct clmax_backend_iface {
 
 typedef struct clmax_cl clmax_cl; /* OpenCL state, host/opencl/ */
 
+/* CLMAX_PLAN (a testing aid): plan for the device's real kind, or as if it were a CPU device or a
+ * discrete GPU, so that the tuning of either kind runs on whatever device is at hand. */
+typedef enum clmax_plan_as {
+    CLMAX_PLAN_AS_DEVICE = 0,
+    CLMAX_PLAN_AS_CPU = 1, /* is_cpu; unified memory as the device reports it */
+    CLMAX_PLAN_AS_GPU = 2  /* not is_cpu, no unified memory: chunks copied, never used in place */
+} clmax_plan_as;
+
 struct clmax_context {
     clmax_backend backend;
     const clmax_backend_iface *iface;
@@ -49,6 +57,7 @@ struct clmax_context {
     int num_threads;
     uint64_t max_chunk_bytes; /* 0: no limit besides the device's */
     clmax_strategy strategy;
+    clmax_plan_as plan_as;
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_cl *cl;
 };
@@ -72,8 +81,9 @@ void clmax_parallel_for(int threads, uint64_t count, uint64_t min_per_thread, cl
                         void *arg);
 
 /* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
- * defaults; backend may be NULL where the backend is not chosen from the environment. */
+ * defaults; backend may be NULL where the backend is not chosen from the environment. *plan_as
+ * has no option: it is CLMAX_PLAN_AS_DEVICE unless CLMAX_PLAN says otherwise. */
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
-                             uint64_t *chunk, clmax_strategy *strategy);
+                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as);
 
 #endif

@@ -152,6 +152,10 @@ typedef enum clmax_strategy {
  *                                   "<platform name> <device name>"
  *   CLMAX_MAX_CHUNK_BYTES=<n>       used when max_chunk_bytes is 0 (testing aid)
  *   CLMAX_STRATEGY=rows|strided|split  used when strategy is CLMAX_STRATEGY_AUTO (testing aid)
+ *   CLMAX_PLAN=auto|cpu|gpu         plan the OpenCL work as for the device's real kind (auto, the
+ *                                   default), a CPU device, or a discrete GPU whose chunks are
+ *                                   copied rather than used in place (testing aid: runs either
+ *                                   kind's kernels and tuning on any device; no option)
  *   CLMAX_CACHE_DIR=<dir>|off       where built OpenCL programs are cached on disk (default
  *                                   $XDG_CACHE_HOME/clmax, else ~/.cache/clmax); off disables it
  */

@@ -528,6 +528,15 @@ clmax_context *test_context_open(clmax_backend backend, const clmax_context_opti
     snprintf(g_label, sizeof g_label, "backend %s (%s), strategy %s, max_chunk_bytes %" PRIu64,
              test_backend_str(backend), clmax_context_device_name(ctx),
              test_strategy_str(o.strategy), o.max_chunk_bytes);
+    /* The testing aids the environment applies (.ci/run forces them for whole runs) */
+    const char *aids[3] = {o.strategy == CLMAX_STRATEGY_AUTO ? "CLMAX_STRATEGY" : NULL,
+                           "CLMAX_PLAN", o.max_chunk_bytes == 0 ? "CLMAX_MAX_CHUNK_BYTES" : NULL};
+    for (size_t i = 0; i < 3 && !o.ignore_environment; i++) {
+        const char *v = aids[i] != NULL ? getenv(aids[i]) : NULL;
+        size_t used = strlen(g_label);
+        if (v != NULL && *v != '\0')
+            snprintf(g_label + used, sizeof g_label - used, ", %s=%s", aids[i], v);
+    }
     return ctx;
 }
 

@@ -282,6 +282,86 @@ BACKEND_TEST(context, environment_testing_aids, .timeout = 900)
     clmax_context_destroy(ctx);
 }
 
+/* CLMAX_PLAN runs one kind's plans on the device at hand: gpu gives the work-group trees, many
+ * segments and chunks copied in (never used in place), cpu the vector kernels. The shapes reach
+ * each: short and long contiguous rows, a strided axis, few long rows and few long strided axes
+ * (split), and chunks along the axis and across inner (rectangular copies). Answers stay exact
+ * under any strategy the environment may force as well. */
+Test(context, environment_plan, .timeout = 900)
+{
+    static const char *const plans[] = {"gpu", "cpu", "Auto"};
+    static const struct {
+        int64_t dims[3];
+        uint64_t chunk; /* max_chunk_bytes; 0: the device's limit */
+    } cases[] = {{{40, 50, 1}, 0},  {{9, 3000, 1}, 0},    {{4, 300, 33}, 0},    {{2, 20011, 1}, 0},
+                 {{1, 5000, 3}, 0}, {{3, 2000, 3}, 4096}, {{2, 10, 2000}, 4096}};
+    static const clmax_type types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16, CLMAX_TYPE_INT64};
+    test_rng rng;
+    rng_seed(&rng, 2024);
+    for (size_t p = 0; p < sizeof plans / sizeof plans[0]; p++) {
+        setenv("CLMAX_PLAN", plans[p], 1);
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            clmax_context_options o;
+            clmax_context_options_init(&o);
+            o.max_chunk_bytes = cases[c].chunk;
+            clmax_context *ctx = test_context_open(CLMAX_BACKEND_OPENCL, &o);
+            char what[64];
+            snprintf(what, sizeof what, "CLMAX_PLAN=%s", plans[p]);
+            for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+                clmax_tensor_desc d = test_desc(types[t], 3, cases[c].dims);
+                uint64_t count = output_count(&d);
+                void *x = test_malloc(count * ref_type_size(types[t]));
+                fill_tensor(d.type, x, count, (fill_mode)((c + t) % FILL_MODES), &rng);
+                clmax_argmax_attrs a;
+                clmax_argmax_attrs_init(&a, 13);
+                a.axis = 1;
+                a.select_last_index = (int)(t % 2);
+                check_argmax(ctx, what, &d, x, &a);
+                a.select_last_index = (int)((t + 1) % 2);
+                check_argmin(ctx, what, &d, x, &a);
+                if (types[t] != CLMAX_TYPE_INT64)
+                    check_hardmax(ctx, what, &d, x, &(clmax_hardmax_attrs){13, 1});
+                free(x);
+            }
+            clmax_context_destroy(ctx);
+        }
+    }
+}
+
+/* A CLMAX_PLAN that names no kind is refused, on any backend and before falling back; with
+ * ignore_environment it is not read at all. */
+Test(context, environment_plan_bad_value)
+{
+    static const char *const bad[] = {"discrete", "gpu ", "1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("CLMAX_PLAN", bad[i], 1);
+        clmax_backend backends[] = {CLMAX_BACKEND_AUTO, CLMAX_BACKEND_CPU};
+        for (int b = 0; b < 2; b++) {
+            clmax_context_options o;
+            clmax_context_options_init(&o);
+            o.backend = backends[b];
+            clmax_context *ctx = NULL;
+            clmax_status st = clmax_context_create(&o, &ctx);
+            cr_assert_eq(st, CLMAX_ERROR_INVALID_ARGUMENT,
+                         "CLMAX_PLAN=\"%s\", backend %s: %d (%s), expected a refusal", bad[i],
+                         test_backend_str(backends[b]), (int)st, clmax_status_string(st));
+            cr_assert_null(ctx);
+            cr_assert(strstr(clmax_last_error(), "CLMAX_PLAN") != NULL,
+                      "the message does not name the variable: %s", clmax_last_error());
+
+            o.ignore_environment = 1;
+            st = clmax_context_create(&o, &ctx);
+            cr_assert_eq(st, CLMAX_OK, "ignore_environment, CLMAX_PLAN=\"%s\": %s", bad[i],
+                         clmax_last_error());
+            float x[6] = {1, 5, 2, 5, 0, -1};
+            int64_t dims[2] = {2, 3};
+            clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT32, 2, dims);
+            check_argmax(ctx, "ignore_environment with a bad CLMAX_PLAN", &d, x, NULL);
+            clmax_context_destroy(ctx);
+        }
+    }
+}
+
 /* ---- Without any OpenCL platform ----------------------------------------------------------- */
 
 /* True when OCL_ICD_VENDORS names a directory without any .icd file (and OCL_ICD_FILENAMES adds

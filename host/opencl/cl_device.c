@@ -211,6 +211,15 @@ void clmax_cl_query_device(clmax_context *ctx)
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
     cl->info.is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     cl->info.unified_memory = unified == CL_TRUE;
+    /* CLMAX_PLAN: the planner and the chunking see the kind asked for. The kernels depend on the
+     * kind only through the planned work-group size, which is in the build options, so the program
+     * caches (in memory and on disk) keep telling the two apart. */
+    if (ctx->plan_as == CLMAX_PLAN_AS_GPU) {
+        cl->info.is_cpu = 0;
+        cl->info.unified_memory = 0;
+    } else if (ctx->plan_as == CLMAX_PLAN_AS_CPU) {
+        cl->info.is_cpu = 1;
+    }
     cl->info.compute_units = cu ? cu : 1;
     cl->info.max_wg = max_wg ? max_wg : 1;
     cl->info.max_alloc = max_alloc ? max_alloc : (128u << 20);

@@ -47,7 +47,8 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
 
     uint64_t chunk = o.max_chunk_bytes;
     clmax_strategy strategy = o.strategy;
-    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy);
+    clmax_plan_as plan_as;
+    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as);
     if (st != CLMAX_OK) return st;
 
     clmax_context *ctx = calloc(1, sizeof *ctx);
@@ -55,6 +56,7 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
+    ctx->plan_as = plan_as;
     st = clmax_cl_state_new(ctx);
     if (st != CLMAX_OK) {
         free(ctx);

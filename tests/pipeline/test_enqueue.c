@@ -727,6 +727,45 @@ Test(enqueue, forced_strategies)
     env_close(&e);
 }
 
+/* Contexts made from the caller's objects read CLMAX_PLAN too: a bad value is refused (unless
+ * the environment is ignored), and a GPU's plans (work-group trees, split axes) give exact answers
+ * on whatever device this is. */
+Test(enqueue, environment_plan)
+{
+    clenv e;
+    env_open(&e, 0); /* before CLMAX_PLAN is set: it probes with a context of its own */
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    clmax_context *ctx = NULL;
+    setenv("CLMAX_PLAN", "integrated", 1);
+    EXPECT_ST(clmax_context_create_from_cl(e.context, e.device, e.queue, &o, &ctx),
+              CLMAX_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(ctx);
+    cr_assert(strstr(clmax_last_error(), "CLMAX_PLAN") != NULL, "%s", clmax_last_error());
+    o.ignore_environment = 1;
+    EXPECT_ST(clmax_context_create_from_cl(e.context, e.device, e.queue, &o, &ctx), CLMAX_OK);
+    clmax_context_destroy(ctx);
+
+    setenv("CLMAX_PLAN", "gpu", 1);
+    ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    const shape3 cases[] = {{2, {40, 50}, 1},
+                            {2, {9, 3000}, 1},
+                            {3, {4, 300, 33}, 1},
+                            {2, {2, 20011}, 1},
+                            {3, {1, 5000, 3}, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const shape3 *sh = &cases[c];
+        job j;
+        job_argmax(&j, CLMAX_TYPE_FLOAT32, sh->rank, sh->dims, 13, sh->axis, 1, (int)(c % 2));
+        job_offsets(&j, 3, 1);
+        job_fill(&j, c % 2 ? IN_SPECIAL_ROWS : FILL_FEW, 900 + (uint64_t)c);
+        run_job(&e, ctx, NULL, &j, NULL);
+        job_free(&j);
+    }
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
 /* ---- ArgMin ---------------------------------------------------------------------------------- */
 
 /* clmax_enqueue_argmin at odd offsets, int64 and int32 indices, on contiguous, strided and split

@@ -215,8 +215,9 @@ int main(int argc, char **argv)
             status = 1;
         }
     }
-    for (const char *const *v = (const char *const[]){"CLMAX_DEVICE", "CLMAX_MAX_CHUNK_BYTES",
-                                                      "CLMAX_STRATEGY", "CLMAX_CACHE_DIR", NULL};
+    for (const char *const *v =
+             (const char *const[]){"CLMAX_DEVICE", "CLMAX_MAX_CHUNK_BYTES", "CLMAX_PLAN",
+                                   "CLMAX_STRATEGY", "CLMAX_CACHE_DIR", NULL};
          *v; v++)
         if (getenv(*v)) bench_progress(&o, "note: %s=%s is set", *v, getenv(*v));
 
