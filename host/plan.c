@@ -60,6 +60,7 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         min_seg = MIN_SEG_WG;
     } else if (dev->is_cpu) {
         if (pl.kernel == CLMAX_KERNEL_STRIDED_BLK) units = rows * ceil_div(inner, CLMAX_LANE_BLOCK);
+        if (pl.kernel == CLMAX_KERNEL_ROWS_SHORT) units = ceil_div(rows, CLMAX_SHORT_ROWS);
         want = cu * CPU_ITEMS_PER_CU;
         min_seg = MIN_SEG_ITEM;
     } else {
