@@ -28,21 +28,29 @@ static const char *env(const clmax_context_options *o, const char *name)
     return (v != NULL && v[0] != '\0') ? v : NULL;
 }
 
+/* The index in names (a NULL-terminated list) of the value v, ignoring case, or -1. */
+static int choice(const char *v, const char *const *names)
+{
+    for (int i = 0; names[i] != NULL; i++)
+        if (strcasecmp(v, names[i]) == 0) return i;
+    return -1;
+}
+
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
                              uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as)
 {
+    /* In the order of each enum's values. */
+    static const char *const backends[] = {"auto", "opencl", "cpu", NULL};
+    static const char *const strategies[] = {"auto", "rows", "strided", "split", NULL};
+    static const char *const plans[] = {"auto", "cpu", "gpu", NULL};
     const char *v;
+    int i;
     if (backend != NULL && *backend == CLMAX_BACKEND_AUTO &&
         (v = env(o, "CLMAX_BACKEND")) != NULL) {
-        if (strcasecmp(v, "auto") == 0)
-            *backend = CLMAX_BACKEND_AUTO;
-        else if (strcasecmp(v, "opencl") == 0)
-            *backend = CLMAX_BACKEND_OPENCL;
-        else if (strcasecmp(v, "cpu") == 0)
-            *backend = CLMAX_BACKEND_CPU;
-        else
+        if ((i = choice(v, backends)) < 0)
             return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
                               "CLMAX_BACKEND=%s: expected auto, opencl or cpu", v);
+        *backend = (clmax_backend)i;
     }
     if (*chunk == 0 && (v = env(o, "CLMAX_MAX_CHUNK_BYTES")) != NULL) {
         char *end;
@@ -54,29 +62,17 @@ clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *back
         *chunk = c;
     }
     if (*strategy == CLMAX_STRATEGY_AUTO && (v = env(o, "CLMAX_STRATEGY")) != NULL) {
-        if (strcasecmp(v, "auto") == 0)
-            *strategy = CLMAX_STRATEGY_AUTO;
-        else if (strcasecmp(v, "rows") == 0)
-            *strategy = CLMAX_STRATEGY_ROWS;
-        else if (strcasecmp(v, "strided") == 0)
-            *strategy = CLMAX_STRATEGY_STRIDED;
-        else if (strcasecmp(v, "split") == 0)
-            *strategy = CLMAX_STRATEGY_SPLIT;
-        else
+        if ((i = choice(v, strategies)) < 0)
             return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
                               "CLMAX_STRATEGY=%s: expected auto, rows, strided or split", v);
+        *strategy = (clmax_strategy)i;
     }
     *plan_as = CLMAX_PLAN_AS_DEVICE;
     if ((v = env(o, "CLMAX_PLAN")) != NULL) {
-        if (strcasecmp(v, "auto") == 0)
-            *plan_as = CLMAX_PLAN_AS_DEVICE;
-        else if (strcasecmp(v, "cpu") == 0)
-            *plan_as = CLMAX_PLAN_AS_CPU;
-        else if (strcasecmp(v, "gpu") == 0)
-            *plan_as = CLMAX_PLAN_AS_GPU;
-        else
+        if ((i = choice(v, plans)) < 0)
             return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
                               "CLMAX_PLAN=%s: expected auto, cpu or gpu", v);
+        *plan_as = (clmax_plan_as)i;
     }
     return CLMAX_OK;
 }
