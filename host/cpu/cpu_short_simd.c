@@ -144,36 +144,8 @@ static inline __m256i vmax_8(__m256i a, __m256i b)
     return _mm256_blendv_epi8(b, a, gt);
 }
 
-/* Every lane gets the max of all lanes: halves, then 64-bit and 32-bit neighbours, then (for the
+/* Every lane gets the max of its 128-bit half: 64-bit and 32-bit neighbours, then (for the
  * narrow widths) 16-bit and 8-bit neighbours by rotating within the wider lane. */
-#define BUTTERFLY_32(MAX, m)                                                                       \
-    m = MAX(m, _mm256_permute2x128_si256(m, m, 1));                                                \
-    m = MAX(m, _mm256_shuffle_epi32(m, 0x4E));                                                     \
-    m = MAX(m, _mm256_shuffle_epi32(m, 0xB1))
-
-static inline __m256i hmax_8(__m256i m)
-{
-    m = vmax_8(m, _mm256_permute2x128_si256(m, m, 1));
-    return vmax_8(m, _mm256_shuffle_epi32(m, 0x4E));
-}
-static inline __m256i hmax_4(__m256i m)
-{
-    BUTTERFLY_32(vmax_4, m);
-    return m;
-}
-static inline __m256i hmax_2(__m256i m)
-{
-    BUTTERFLY_32(vmax_2, m);
-    return vmax_2(m, _mm256_or_si256(_mm256_srli_epi32(m, 16), _mm256_slli_epi32(m, 16)));
-}
-static inline __m256i hmax_1(__m256i m)
-{
-    BUTTERFLY_32(vmax_1, m);
-    m = vmax_1(m, _mm256_or_si256(_mm256_srli_epi32(m, 16), _mm256_slli_epi32(m, 16)));
-    return vmax_1(m, _mm256_or_si256(_mm256_srli_epi16(m, 8), _mm256_slli_epi16(m, 8)));
-}
-
-/* The same within each 128-bit half: every lane gets the max of its half. */
 static inline __m256i hmax128_8(__m256i m)
 {
     return vmax_8(m, _mm256_shuffle_epi32(m, 0x4E));
@@ -196,6 +168,17 @@ static inline __m256i hmax128_1(__m256i m)
     m = vmax_1(m, _mm256_or_si256(_mm256_srli_epi32(m, 16), _mm256_slli_epi32(m, 16)));
     return vmax_1(m, _mm256_or_si256(_mm256_srli_epi16(m, 8), _mm256_slli_epi16(m, 8)));
 }
+
+/* Every lane gets the max of all lanes: the halves first, then within each half. */
+#define HMAX(W)                                                                                    \
+    static inline __m256i hmax_##W(__m256i m)                                                      \
+    {                                                                                              \
+        return hmax128_##W(vmax_##W(m, _mm256_permute2x128_si256(m, m, 1)));                       \
+    }
+HMAX(1)
+HMAX(2)
+HMAX(4)
+HMAX(8)
 
 static inline __m256i veq_1(__m256i a, __m256i b)
 {
