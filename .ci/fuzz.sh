@@ -17,19 +17,10 @@ cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-120}
 BUILD=build-fuzz
 HARNESSES="npy api"
+TAG=fuzz
+# shellcheck source=common.sh
+source .ci/common.sh
 
-ensure_packages() {
-    local missing="" p
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-    done
-    [ -z "$missing" ] && return 0
-    local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    echo "== fuzz: installing:$missing"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
-}
 
 # clang, and compiler-rt's libFuzzer and sanitizer runtimes.
 ensure_packages clang libclang-rt-dev
@@ -37,11 +28,7 @@ ensure_packages clang libclang-rt-dev
 start=$(date +%s)
 FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 echo "== fuzz: configuring $BUILD with clang: $FLAGS"
-CC=clang cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLMAX_FUZZ=ON \
-    -DCMAKE_C_FLAGS="$FLAGS" >"$BUILD.configure.log" 2>&1 || {
-    cat "$BUILD.configure.log"
-    exit 1
-}
+CC=clang configure -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLMAX_FUZZ=ON -DCMAKE_C_FLAGS="$FLAGS"
 targets=""
 for h in $HARNESSES; do targets="$targets fuzz_$h"; done
 echo "== fuzz: building$targets"

@@ -25,22 +25,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=build-asan
+TAG=sanitize
+# shellcheck source=common.sh
+source .ci/common.sh
 LABELS=${SANITIZE_LABELS:-'unit|onnx|cli|example'}
 JOBS=$(nproc)
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 start=$(date +%s)
 echo "== sanitize: configuring $BUILD: $SAN (RelWithDebInfo)"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$SAN" \
-    >"$BUILD.configure.log" 2>&1 || {
-    cat "$BUILD.configure.log"
-    exit 1
-}
+configure -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$SAN"
 echo "== sanitize: building"
-cmake --build "$BUILD" -j"$JOBS" >"$BUILD.build.log" 2>&1 || {
-    tail -n 80 "$BUILD.build.log"
-    exit 1
-}
+build -j"$JOBS"
 echo "== sanitize: built in $(($(date +%s) - start)) s"
 
 logs="$ROOT/$BUILD/sanitizer-logs"

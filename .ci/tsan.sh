@@ -11,6 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=build-tsan
+TAG=tsan
+# shellcheck source=common.sh
+source .ci/common.sh
 
 start=$(date +%s)
 # CLMAX_NO_CLONES: the CPU path's hot loops are otherwise compiled twice with GCC's target_clones
@@ -19,16 +22,9 @@ start=$(date +%s)
 # themselves are the same code either way.
 FLAGS="-fsanitize=thread -fno-omit-frame-pointer -DCLMAX_NO_CLONES"
 echo "== tsan: configuring $BUILD: $FLAGS (RelWithDebInfo)"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$FLAGS" \
-    >"$BUILD.configure.log" 2>&1 || {
-    cat "$BUILD.configure.log"
-    exit 1
-}
+configure -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$FLAGS"
 echo "== tsan: building test_threads"
-cmake --build "$BUILD" -j"$(nproc)" --target test_threads >"$BUILD.build.log" 2>&1 || {
-    tail -n 80 "$BUILD.build.log"
-    exit 1
-}
+build -j"$(nproc)" --target test_threads
 echo "== tsan: built in $(($(date +%s) - start)) s"
 
 empty_icd="$ROOT/$BUILD/empty-icd-vendors"

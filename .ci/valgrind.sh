@@ -22,32 +22,17 @@ ROOT=$PWD
 BUILD=build-valgrind
 SELECT=${VALGRIND_TESTS:-.}
 EXCLUDE=${VALGRIND_EXCLUDE:-}
+TAG=valgrind
+# shellcheck source=common.sh
+source .ci/common.sh
 
-ensure_packages() {
-    local missing="" p
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-    done
-    [ -z "$missing" ] && return 0
-    local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo=sudo
-    echo "== valgrind: installing:$missing"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing
-}
 ensure_packages valgrind
 
 start=$(date +%s)
 echo "== valgrind: configuring $BUILD (RelWithDebInfo, no sanitizer)"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$BUILD.configure.log" 2>&1 || {
-    cat "$BUILD.configure.log"
-    exit 1
-}
+configure -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "== valgrind: building"
-cmake --build "$BUILD" -j"$(nproc)" >"$BUILD.build.log" 2>&1 || {
-    tail -n 80 "$BUILD.build.log"
-    exit 1
-}
+build -j"$(nproc)"
 echo "== valgrind: built in $(($(date +%s) - start)) s"
 
 logs="$ROOT/$BUILD/valgrind-logs"
