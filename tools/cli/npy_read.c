@@ -84,6 +84,9 @@ static int parse_string(cursor *c, char *buf, size_t size, size_t *len, char *er
             return fail(err, err_size, "malformed header: unterminated string");
         if (ch == '\\')
             return fail(err, err_size, "malformed header: escape sequences are not supported");
+        /* Python refuses a NUL in source text, and a NUL here would cut the string short
+         * when it is compared as a C string ('fortran_order\0x' must not match). */
+        if (ch == 0) return fail(err, err_size, "malformed header: NUL byte inside a string");
         c->p++;
         if (ch == quote) break;
         if (n + 1 < size) buf[n] = (char)ch;
