@@ -44,14 +44,27 @@ static const char common[] =
     "replaced only on success.\n"
     "Exit status: 0 success; 1 input or operation refused; 2 bad usage (see clmax --help).\n";
 
-static const char argmax[] =
-    "Usage: clmax argmax IN.npy OUT.npy [--axis=N] [--keepdims=0|1] [--select-last-index=0|1]\n"
+/* ArgMax and ArgMin: usage (with the command's name), description, types, options. */
+static const char arg_usage[] =
+    "Usage: clmax %s IN.npy OUT.npy [--axis=N] [--keepdims=0|1] [--select-last-index=0|1]\n"
     "                    [--opset=N] [--values=VALUES.npy] [--backend=auto|opencl|cpu]\n"
     "                    [--device=SEL] [--bf16] [-v]\n"
-    "\n"
+    "\n";
+
+static const char argmax[] =
     "ONNX ArgMax: OUT.npy gets the index of the maximum of IN.npy along an axis, as int64 "
     "('<i8').\n"
-    "NaN is the greatest value; ties go to the first index (the last with --select-last-index=1).\n"
+    "NaN is the greatest value; ties go to the first index (the last with "
+    "--select-last-index=1).\n";
+
+static const char argmin[] =
+    "ONNX ArgMin: OUT.npy gets the index of the minimum of IN.npy along an axis, as int64 "
+    "('<i8').\n"
+    "NaN still wins, as in the ONNX reference (numpy's argmin): the first NaN of a row, or the\n"
+    "last with --select-last-index=1. Otherwise the smallest value wins (-0 == +0); ties go to\n"
+    "the first index (the last with --select-last-index=1).\n";
+
+static const char arg_options[] =
     "Input types: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8, and bfloat16 with --bf16 (opset 13).\n"
     "\n"
     "Options:\n"
@@ -60,31 +73,15 @@ static const char argmax[] =
     "  --select-last-index=0|1  ties go to the last index (opset 12 and 13; default 0)\n"
     "  --opset=N                the ONNX opset: 1, 11, 12 or 13 (default 13); the defaults\n"
     "                           above are those of the opset, and an option the opset does\n"
-    "                           not have is refused\n"
+    "                           not have is refused\n";
+
+static const char argmax_values[] =
     "  --values=VALUES.npy      also write the elements the indices point at: the input's type\n"
     "                           (bfloat16 bits as '<u2' with --bf16), OUT.npy's shape. Both files\n"
     "                           are replaced together or neither is; VALUES.npy must be another\n"
     "                           file than IN.npy and OUT.npy\n";
 
-static const char argmin[] =
-    "Usage: clmax argmin IN.npy OUT.npy [--axis=N] [--keepdims=0|1] [--select-last-index=0|1]\n"
-    "                    [--opset=N] [--values=VALUES.npy] [--backend=auto|opencl|cpu]\n"
-    "                    [--device=SEL] [--bf16] [-v]\n"
-    "\n"
-    "ONNX ArgMin: OUT.npy gets the index of the minimum of IN.npy along an axis, as int64 "
-    "('<i8').\n"
-    "NaN still wins, as in the ONNX reference (numpy's argmin): the first NaN of a row, or the\n"
-    "last with --select-last-index=1. Otherwise the smallest value wins (-0 == +0); ties go to\n"
-    "the first index (the last with --select-last-index=1).\n"
-    "Input types: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8, and bfloat16 with --bf16 (opset 13).\n"
-    "\n"
-    "Options:\n"
-    "  --axis=N                 the axis to reduce; negative counts from the end (default 0)\n"
-    "  --keepdims=0|1           1 keeps the reduced axis with length 1, 0 drops it (default 1)\n"
-    "  --select-last-index=0|1  ties go to the last index (opset 12 and 13; default 0)\n"
-    "  --opset=N                the ONNX opset: 1, 11, 12 or 13 (default 13); the defaults\n"
-    "                           above are those of the opset, and an option the opset does\n"
-    "                           not have is refused\n"
+static const char argmin_values[] =
     "  --values=VALUES.npy      also write the minima: the elements the indices point at, in the\n"
     "                           input's type (bfloat16 bits as '<u2' with --bf16), OUT.npy's\n"
     "                           shape. Both files are replaced together or neither is;\n"
@@ -122,12 +119,15 @@ void cli_usage(FILE *f, const char *command)
 {
     if (command == NULL) {
         fputs(general, f);
-    } else if (strcmp(command, "argmax") == 0 || strcmp(command, "argmin") == 0 ||
-               strcmp(command, "hardmax") == 0) {
-        fputs(strcmp(command, "argmax") == 0   ? argmax
-              : strcmp(command, "argmin") == 0 ? argmin
-                                               : hardmax,
-              f);
+    } else if (strcmp(command, "argmax") == 0 || strcmp(command, "argmin") == 0) {
+        int max = strcmp(command, "argmax") == 0;
+        fprintf(f, arg_usage, command);
+        fputs(max ? argmax : argmin, f);
+        fputs(arg_options, f);
+        fputs(max ? argmax_values : argmin_values, f);
+        fputs(common, f);
+    } else if (strcmp(command, "hardmax") == 0) {
+        fputs(hardmax, f);
         fputs(common, f);
     } else if (strcmp(command, "devices") == 0) {
         fputs(devices, f);
