@@ -16,10 +16,12 @@
     X(CreateProgramWithBinary)                                                                     \
     X(CreateProgramWithSource)                                                                     \
     X(EnqueueFillBuffer)                                                                           \
+    X(EnqueueMapBuffer)                                                                            \
     X(EnqueueMarkerWithWaitList)                                                                   \
     X(EnqueueNDRangeKernel)                                                                        \
     X(EnqueueReadBuffer)                                                                           \
     X(EnqueueReadBufferRect)                                                                       \
+    X(EnqueueUnmapMemObject)                                                                       \
     X(EnqueueWriteBuffer)                                                                          \
     X(EnqueueWriteBufferRect)                                                                      \
     X(Finish)                                                                                      \

@@ -121,6 +121,23 @@ static clmax_status read_box(work *w, const clmax_problem *p, int64_t *dst, uint
     return CLMAX_OK;
 }
 
+/* The output used in place: once the box's kernels are done, map and unmap the buffer, which
+ * makes the caller's memory hold what the device wrote (a no-op on devices that write it
+ * directly, and the portable way to get it on any other). */
+static clmax_status sync_out(work *w, uint64_t bytes)
+{
+    cl_event mapped = NULL, e = NULL;
+    cl_int err;
+    void *m = CL(EnqueueMapBuffer)(w->cl->queue, w->out, CL_FALSE, CL_MAP_READ, 0, (size_t)bytes,
+                                   waits(w), waits(w) ? &w->last : NULL, &mapped, &err);
+    if (m == NULL) return clmax_cl_fail("clEnqueueMapBuffer", err);
+    err = CL(EnqueueUnmapMemObject)(w->cl->queue, w->out, m, 1, &mapped, &e);
+    CL(ReleaseEvent)(mapped);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueUnmapMemObject", err);
+    chain(w, e);
+    return CLMAX_OK;
+}
+
 static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p, clmax_cl_box *b)
 {
     clmax_cl *cl = ctx->cl;
@@ -192,7 +209,8 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
     if (oc * ic * 16 > limit && ic > 1) ic = limit / 16 ? limit / 16 : 1;
 
     /* In place when every box is contiguous in the caller's memory: whole rows of the inner
-     * dimension, and whole slices or (when the axis is cut) one slice at a time. */
+     * dimension, and whole slices or (when the axis is cut) one slice at a time. The outputs of
+     * a box are then contiguous too, and are written in place as well. */
     int in_place = !copied && ic == inner && (nc == n || oc == 1);
     uint64_t boxes = ((outer + oc - 1) / oc) * ((n + nc - 1) / nc) * ((inner + ic - 1) / ic);
     work w;
@@ -206,12 +224,20 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
             st = make_buffer(cl, CL_MEM_READ_ONLY, oc * nc * ic * es, NULL, &w.xb[1]);
     }
     int slot = 0;
-    if (st == CLMAX_OK) st = make_buffer(cl, CL_MEM_WRITE_ONLY, oc * ic * 8, NULL, &w.out);
+    if (st == CLMAX_OK && !in_place)
+        st = make_buffer(cl, CL_MEM_WRITE_ONLY, oc * ic * 8, NULL, &w.out);
     if (st == CLMAX_OK && nc < n)
         st = make_buffer(cl, CL_MEM_READ_WRITE, oc * ic * 16, NULL, &w.state);
 
     for (uint64_t o0 = 0; o0 < outer && st == CLMAX_OK; o0 += oc) {
         uint64_t ro = min_u64(oc, outer - o0);
+        if (in_place) { /* the indices go straight into the caller's memory too */
+            if (w.out) CL(ReleaseMemObject)(w.out);
+            w.out = NULL;
+            st = make_buffer(cl, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, ro * inner * 8,
+                             idx + o0 * inner, &w.out);
+            if (st != CLMAX_OK) break;
+        }
         for (uint64_t i0 = 0; i0 < inner && st == CLMAX_OK; i0 += ic) {
             uint64_t ri = min_u64(ic, inner - i0);
             for (uint64_t j0 = 0; j0 < n && st == CLMAX_OK; j0 += nc) {
@@ -253,7 +279,9 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
                     slot = w.xb[1] != NULL ? 1 - slot : 0;
                 }
             }
-            if (st == CLMAX_OK) st = read_box(&w, p, idx + o0 * inner + i0, ro, ri);
+            if (st == CLMAX_OK)
+                st = in_place ? sync_out(&w, ro * inner * 8)
+                              : read_box(&w, p, idx + o0 * inner + i0, ro, ri);
         }
     }
     /* Wait even after a failure: queued commands may still use caller memory. */

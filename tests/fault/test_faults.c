@@ -168,6 +168,25 @@ static cl_int w_EnqueueReadBufferRect(cl_command_queue q, cl_mem m, cl_bool b, c
     COUNT_EVENT(err, e);
     return err;
 }
+static void *w_EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b, cl_map_flags f, size_t o,
+                                size_t s, cl_uint n, const cl_event *w, cl_event *e,
+                                cl_int *errcode_ret)
+{
+    RET_NULL(clEnqueueMapBuffer, CL_MAP_FAILURE);
+    cl_int err = CL_SUCCESS;
+    void *ptr = real.EnqueueMapBuffer(q, m, b, f, o, s, n, w, e, &err);
+    if (errcode_ret) *errcode_ret = err;
+    COUNT_EVENT(err, e);
+    return ptr;
+}
+static cl_int w_EnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void *p, cl_uint n,
+                                      const cl_event *w, cl_event *e)
+{
+    RET_ERR(clEnqueueUnmapMemObject, CL_OUT_OF_RESOURCES);
+    cl_int err = real.EnqueueUnmapMemObject(q, m, p, n, w, e);
+    COUNT_EVENT(err, e);
+    return err;
+}
 static cl_int w_EnqueueFillBuffer(cl_command_queue q, cl_mem m, const void *p, size_t ps, size_t o,
                                   size_t s, cl_uint n, const cl_event *w, cl_event *e)
 {
@@ -252,6 +271,8 @@ static void instrument(void)
     W(EnqueueReadBuffer);
     W(EnqueueReadBufferRect);
     W(EnqueueFillBuffer);
+    W(EnqueueMapBuffer);
+    W(EnqueueUnmapMemObject);
     W(EnqueueMarkerWithWaitList);
     W(WaitForEvents);
     W(Finish);
