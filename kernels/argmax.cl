@@ -539,8 +539,10 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 
 /* Short contiguous rows (n <= SHORT_N, no split): SR rows per work-item.
  * Rows of at least VW elements: the row's keys in vectors of VW (the last vector overlaps the one
- * before it instead of running past the row), their max, a horizontal max, then the smallest (or
- * largest) index whose key equals it, again with vectors and a horizontal min (max).
+ * before it instead of running past the row). Keys of at most 32 bits are packed with their
+ * index (PACK, below), so one vector max and one horizontal max give the winner. 64-bit keys:
+ * their max, a horizontal max, then the smallest (or largest) index whose key equals it, again
+ * with vectors and a horizontal min (max).
  * Shorter rows: the keys of all SR rows go to a private buffer in one loop the compiler
  * vectorises, then each row is a branch-free scan of its keys. */
 #ifndef SR
@@ -548,6 +550,32 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 #endif
 #ifndef SHORT_N
 #define SHORT_N 64
+#endif
+/* Keys of at most 32 bits: key and index packed into one integer of twice the key's width (uint
+ * for keys of at most 16 bits, ulong for 32), the key above the index (LAST) or its complement
+ * (first), so a single max picks the winner under the tie rule. Row indices fit: n <= SHORT_N. */
+#if !KEY64 && KEY_ALL <= 0xFFFF
+#define PACK 1
+#define PACK_T uint
+#define PACK_SHIFT 16
+#define PACK_LOW 0xFFFFu
+#define PACKV(k_, i_) (((k_) << 16) | PACK_IDX(i_))
+#elif !KEY64
+#define PACK 1
+#define PACK_T ulong
+#define PACK_SHIFT 32
+#define PACK_LOW 0xFFFFFFFFu
+#define PACKV(k_, i_) ((CAT(convert_ulong, VW)(k_) << 32) | CAT(convert_ulong, VW)(PACK_IDX(i_)))
+#else
+#define PACK 0
+#endif
+#if LAST
+#define PACK_IDX(i) (i)
+#else
+#define PACK_IDX(i) (PACK_LOW - (i))
+#endif
+#if PACK && SHORT_N - 1 > PACK_LOW
+#error "SHORT_N is too large for the packed index"
 #endif
 __kernel void reduce_rows_short(REDUCE_ARGS)
 {
@@ -558,6 +586,18 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
     __global const RAW_T *p = x + x_off + r0 * n;
     if (len >= VW) {
         uint lastv = len - VW;
+#if PACK
+        /* The overlapping last vector only repeats pairs. */
+        for (uint r = 0; r < rows; r++, p += len) {
+            PREFETCH_AHEAD(p);
+            CAT(PACK_T, VW) c = PACKV(VKEY(VLOAD(0, p + lastv)), LANE_IDS + (IDXV)lastv);
+            for (uint j = 0; j < lastv; j += VW)
+                c = max(c, PACKV(VKEY(VLOAD(0, p + j)), LANE_IDS + (IDXV)j));
+            PACK_T m;
+            HALF_REDUCE(PACK_T, max, c, m);
+            FINISH((KEY_T)(m >> PACK_SHIFT), j0 + PACK_IDX((uint)(m & PACK_LOW)), r0 + r, 0);
+        }
+#else
         for (uint r = 0; r < rows; r++, p += len) {
             PREFETCH_AHEAD(p);
             KEYV vm = VKEY(VLOAD(0, p + lastv));
@@ -587,6 +627,7 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
 #endif
             FINISH(m, j0 + bi, r0 + r, 0);
         }
+#endif
         return;
     }
     KEY_T kb[SR * SHORT_N];
