@@ -522,9 +522,13 @@ typedef struct shape3 {
     int64_t axis;
 } shape3;
 
-/* contiguous rows, a strided axis, an outermost axis, and few long rows that the planner splits */
-static const shape3 shapes[] = {
-    {2, {37, 1000}, 1}, {3, {5, 300, 33}, 1}, {2, {1000, 3}, 0}, {2, {3, 200003}, -1}};
+/* contiguous rows, a strided axis, an outermost axis, few long rows that the planner splits, and
+ * short rows (on CPU devices 16 rows per work-item, and a partial last one) */
+static const shape3 shapes[] = {{2, {37, 1000}, 1},
+                                {3, {5, 300, 33}, 1},
+                                {2, {1000, 3}, 0},
+                                {2, {3, 200003}, -1},
+                                {2, {50, 33}, 1}};
 
 /* Whether the planner splits the axis (and scratch is needed): only when nothing forces a
  * strategy, through options or the environment. */
