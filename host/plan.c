@@ -27,9 +27,10 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
 }
 
 clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64_t n,
-                             uint64_t inner, clmax_strategy forced)
+                             uint64_t inner, size_t elem_size, clmax_strategy forced)
 {
     clmax_plan pl;
+    pl.lane_block = clmax_lane_block(elem_size);
     uint64_t cu = dev->compute_units ? dev->compute_units : 1;
     size_t wg_limit = dev->max_wg ? dev->max_wg : 1;
     pl.wg = pow2_floor(dev->is_cpu ? (wg_limit < CPU_WG ? wg_limit : CPU_WG)
@@ -59,7 +60,7 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         want = 4 * cu;
         min_seg = MIN_SEG_WG;
     } else if (dev->is_cpu) {
-        if (pl.kernel == CLMAX_KERNEL_STRIDED_BLK) units = rows * ceil_div(inner, CLMAX_LANE_BLOCK);
+        if (pl.kernel == CLMAX_KERNEL_STRIDED_BLK) units = rows * ceil_div(inner, pl.lane_block);
         if (pl.kernel == CLMAX_KERNEL_ROWS_SHORT) units = ceil_div(rows, CLMAX_SHORT_ROWS);
         want = cu * CPU_ITEMS_PER_CU;
         min_seg = MIN_SEG_ITEM;

@@ -18,7 +18,7 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_ROWS_WG,     /* a (row, segment) per work-group, tree in local memory */
     CLMAX_KERNEL_STRIDED,     /* work-items along inner */
     CLMAX_KERNEL_ROWS_VEC,    /* CPU devices: a (row, segment) per work-item in vector lanes */
-    CLMAX_KERNEL_STRIDED_BLK, /* CPU devices: a block of CLMAX_LANE_BLOCK inner lanes per item */
+    CLMAX_KERNEL_STRIDED_BLK, /* CPU devices: a block of clmax_lane_block() inner lanes per item */
     CLMAX_KERNEL_ROWS_SHORT   /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
 } clmax_kernel_kind;
 
@@ -26,18 +26,28 @@ typedef enum clmax_kernel_kind {
 #define CLMAX_SHORT_N 64        /* kernels/argmax.cl SHORT_N */
 #define CLMAX_CPU_PREFETCH 4096 /* kernels/argmax.cl PF_BYTES on CPU devices (GPUs: 0) */
 
-#define CLMAX_LANE_BLOCK 2048 /* kernels/argmax.cl LB */
+/* Bytes of each row one work-item of STRIDED_BLK reads (kernels/argmax.cl LB is this over the
+ * element size). Runs shorter than a page or two leave the hardware prefetcher idle at the start
+ * of every run: 2048 one-byte lanes (2 KiB) ran at 14-15 GB/s where 8192 ran at 20. */
+#define CLMAX_LANE_BYTES 8192
+
+static inline uint64_t clmax_lane_block(size_t elem_size)
+{
+    return CLMAX_LANE_BYTES / elem_size;
+}
 
 typedef struct clmax_plan {
     clmax_kernel_kind kernel;
-    uint64_t nseg;    /* axis segments; > 1 needs the combine pass */
-    uint64_t seg_len; /* elements of the axis per segment */
-    size_t wg;        /* work-group size of ROWS_WG (power of two); local size hint otherwise */
-    uint64_t items;   /* work-items of the reduce kernel (independent outputs x segments) */
+    uint64_t nseg;       /* axis segments; > 1 needs the combine pass */
+    uint64_t seg_len;    /* elements of the axis per segment */
+    size_t wg;           /* work-group size of ROWS_WG (power of two); local size hint otherwise */
+    uint64_t items;      /* work-items of the reduce kernel (independent outputs x segments) */
+    uint64_t lane_block; /* inner lanes per work-item of STRIDED_BLK */
 } clmax_plan;
 
-/* Plan a box of [rows, n, inner] (all >= 1). forced != AUTO overrides the choice of strategy. */
+/* Plan a box of [rows, n, inner] (all >= 1) of elements of elem_size bytes. forced != AUTO
+ * overrides the choice of strategy. */
 clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64_t n,
-                             uint64_t inner, clmax_strategy forced);
+                             uint64_t inner, size_t elem_size, clmax_strategy forced);
 
 #endif

@@ -96,7 +96,7 @@ clmax_status clmax_context_get_cl(const clmax_context *ctx, cl_context *context,
 
 static size_t plan_wg(const clmax_cl *cl)
 {
-    return clmax_plan_choose(&cl->info, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
+    return clmax_plan_choose(&cl->info, 1, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
 }
 
 static int is_float(clmax_type t)
@@ -150,7 +150,8 @@ static clmax_status check_range(cl_mem m, const char *name, size_t offset, uint6
 /* The planned box of a whole problem on the device, and the scratch it needs. */
 static clmax_plan plan_problem(const clmax_context *ctx, const clmax_problem *p, uint64_t *scratch)
 {
-    clmax_plan pl = clmax_plan_choose(&ctx->cl->info, p->outer, p->n, p->inner, ctx->strategy);
+    clmax_plan pl = clmax_plan_choose(&ctx->cl->info, p->outer, p->n, p->inner,
+                                      clmax_type_size(p->type), ctx->strategy);
     *scratch = clmax_cl_part_bytes(&pl, p->outer, p->inner);
     return pl;
 }

@@ -82,7 +82,7 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
         local[0] = per < 1 ? 1 : per > wg ? wg : pow2_ceil(per + 1) / 2;
         local[1] = 1;
         if (blk) {
-            size_t blocks = (size_t)((b->inner + CLMAX_LANE_BLOCK - 1) / CLMAX_LANE_BLOCK);
+            size_t blocks = (size_t)((b->inner + pl->lane_block - 1) / pl->lane_block);
             local[1] = local[0];
             local[0] = 1;
             global[0] = blocks;

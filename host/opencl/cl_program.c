@@ -170,8 +170,8 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
         options, sizeof options,
         "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
         "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d",
-        raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode, CLMAX_LANE_BLOCK,
-        min ? 1 : 0, is_float, all,
+        raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode,
+        (int)clmax_lane_block(es), min ? 1 : 0, is_float, all,
         es <= 2   ? 16
         : es == 4 ? 8
                   : 4,
