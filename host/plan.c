@@ -12,6 +12,7 @@
 #define MIN_SEG_ITEM 1024     /* shortest segment worth a work-item of its own */
 #define FORCED_SPLIT_SEGMENTS 5
 #define MAX_VEC_SEGMENT 0xFFFFFFFFull
+#define MAX_PACKED_SEGMENT 0x10000ull
 
 static size_t pow2_floor(size_t v)
 {
@@ -79,10 +80,13 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
             units = rows;
         }
     }
-    /* The vector kernels keep 32-bit indices relative to a segment. */
+    /* The vector kernels keep 32-bit indices relative to a segment; the strided blocks pack
+     * 8- and 16-bit keys with a 16-bit one. */
+    uint64_t max_seg = pl.kernel == CLMAX_KERNEL_STRIDED_BLK && elem_size <= 2 ? MAX_PACKED_SEGMENT
+                                                                               : MAX_VEC_SEGMENT;
     if ((pl.kernel == CLMAX_KERNEL_ROWS_VEC || pl.kernel == CLMAX_KERNEL_STRIDED_BLK) &&
-        n / (pl.nseg ? pl.nseg : 1) >= MAX_VEC_SEGMENT)
-        pl.nseg = n / MAX_VEC_SEGMENT + 1;
+        n / (pl.nseg ? pl.nseg : 1) >= max_seg)
+        pl.nseg = n / max_seg + 1;
     if (pl.nseg < 1) pl.nseg = 1;
     pl.seg_len = ceil_div(n, pl.nseg);
     pl.nseg = ceil_div(n, pl.seg_len); /* no empty segment */

@@ -433,8 +433,54 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
     FINISH(bk, j0 + b + bi, q, seg);
 }
 
+/* Keys of at most 32 bits: key and index packed into one integer of twice the key's width (uint
+ * for keys of at most 16 bits, ulong for 32), the key above the index (LAST) or its complement
+ * (first), so a single max picks the winner under the tie rule. The index must be at most
+ * PACK_LOW: callers check. */
+#if !KEY64 && KEY_ALL <= 0xFFFF
+#define PACK 1
+#define PACK_T uint
+#define PACK_SHIFT 16
+#define PACK_LOW 0xFFFFu
+#define PACKK(k_) ((k_) << 16)
+#elif !KEY64
+#define PACK 1
+#define PACK_T ulong
+#define PACK_SHIFT 32
+#define PACK_LOW 0xFFFFFFFFu
+#define PACKK(k_) (CAT(convert_ulong, VW)(k_) << 32)
+#else
+#define PACK 0
+#endif
+#if LAST
+#define PACK_IDX(i) (i)
+#else
+#define PACK_IDX(i) (PACK_LOW - (i))
+#endif
+#if PACK
+#define PACKV_T CAT(PACK_T, VW)
+/* Key vector k_ with index vector i_, packed. */
+#define PACKV(k_, i_) (PACKK(k_) | CAT(convert_, PACKV_T)(PACK_IDX(i_)))
+/* The key and the index of a packed pair m_. */
+#define PACK_KEY(m_) ((KEY_T)((m_) >> PACK_SHIFT))
+#define PACK_INDEX(m_) PACK_IDX((uint)((m_)&PACK_LOW))
+#endif
+
 /* A strided axis: one work-item per (LB lanes, row, segment), scanning the segment row by row so
- * every read is a contiguous run of LB elements; VW lanes a step, the last few one at a time. */
+ * every read is a contiguous run of LB elements; VW lanes a step, the last few one at a time.
+ * Each vector of lanes keeps its running pairs packed (keys of at most 32 bits: one max an
+ * element; the planner keeps segments of 8- and 16-bit keys within PACK_LOW + 1 elements), or
+ * as keys and indices apart (64-bit keys: a compare and two selects an element). */
+#if PACK
+#define SVEC_T PACKV_T
+#define SVEC_INIT(k_) PACKV(k_, (IDXV)0)
+/* Vector v of the running pairs after the keys k_ of row jj. */
+#define SVEC_STEP(v, k_, jj) sp[v] = max(sp[v], PACKK(k_) | (PACK_T)PACK_IDX(jj))
+#else
+#define SVEC_T KEYV
+#define SVEC_INIT(k_) (k_)
+#define SVEC_STEP(v, k_, jj) VSTEP(sp[v], vi[v], k_, (IDXV)(jj))
+#endif
 __kernel void reduce_strided_blk(REDUCE_ARGS)
 {
     ulong lane0 = get_global_id(0) * LB;
@@ -446,13 +492,17 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
     uint lanes = (uint)min((ulong)LB, inner - lane0);
     uint nv = lanes / VW;
     __global const RAW_T *p = x + x_off + (row * n + b) * inner + lane0;
-    KEYV vk[LB / VW];
+    SVEC_T sp[LB / VW];
+#if !PACK
     IDXV vi[LB / VW];
+#endif
     KEY_T sk[VW];
     uint si[VW];
     for (uint v = 0; v < nv; v++) {
-        vk[v] = VKEY(VLOAD(v, p));
+        sp[v] = SVEC_INIT(VKEY(VLOAD(v, p)));
+#if !PACK
         vi[v] = (IDXV)0;
+#endif
     }
     for (uint l = nv * VW; l < lanes; l++) {
         sk[l - nv * VW] = KEY(p[l]);
@@ -480,14 +530,10 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
             if (stream) PREFETCH_AHEAD(r + v * VW);                                                \
             KEYV k0 = VKEY(VLOAD(v, r)), k1 = VKEY(VLOAD(v, r + inner));                           \
             KEYV k2 = VKEY(VLOAD(v, r + 2 * inner)), k3 = VKEY(VLOAD(v, r + 3 * inner));           \
-            KEYV bk = vk[v];                                                                       \
-            IDXV bi = vi[v];                                                                       \
-            VSTEP(bk, bi, k0, (IDXV)j);                                                            \
-            VSTEP(bk, bi, k1, (IDXV)(j + 1));                                                      \
-            VSTEP(bk, bi, k2, (IDXV)(j + 2));                                                      \
-            VSTEP(bk, bi, k3, (IDXV)(j + 3));                                                      \
-            vk[v] = bk;                                                                            \
-            vi[v] = bi;                                                                            \
+            SVEC_STEP(v, k0, j);                                                                   \
+            SVEC_STEP(v, k1, j + 1);                                                               \
+            SVEC_STEP(v, k2, j + 2);                                                               \
+            SVEC_STEP(v, k3, j + 3);                                                               \
         }                                                                                          \
         for (uint q = 0; q < 4; q++)                                                               \
             STRIDED_TAIL(r + q * inner, j + q)                                                     \
@@ -499,17 +545,24 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
     }
     for (; j < len; j++) {
         __global const RAW_T *r = p + (ulong)j * inner;
-        for (uint v = 0; v < nv; v++) {
-            KEYV k = VKEY(VLOAD(v, r));
-            VSTEP(vk[v], vi[v], k, (IDXV)j);
-        }
+        for (uint v = 0; v < nv; v++)
+            SVEC_STEP(v, VKEY(VLOAD(v, r)), j);
         STRIDED_TAIL(r, j)
     }
     for (uint v = 0; v < nv; v++) {
         KEY_T ka[VW];
         uint ia[VW];
-        VSTORE(vk[v], 0, ka);
+#if PACK
+        PACK_T m[VW];
+        VSTORE(sp[v], 0, m);
+        for (int l = 0; l < VW; l++) {
+            ka[l] = PACK_KEY(m[l]);
+            ia[l] = PACK_INDEX(m[l]);
+        }
+#else
+        VSTORE(sp[v], 0, ka);
         VSTORE(vi[v], 0, ia);
+#endif
         for (int l = 0; l < VW; l++)
             FINISH(ka[l], j0 + b + ia[l], row * inner + lane0 + v * VW + l, seg);
     }
@@ -517,11 +570,13 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         FINISH(sk[l - nv * VW], j0 + b + si[l - nv * VW], row * inner + lane0 + l, seg);
 }
 
-/* Horizontal max of a key vector and min / max of an index vector, by halves. */
+/* Horizontal max of a key vector and min / max of an index vector, by halves (v is evaluated
+ * once). */
 #define HALF_REDUCE(T, op, v, out)                                                                 \
     do {                                                                                           \
+        CAT(T, VW) v_ = (v);                                                                       \
         CAT(T, 4) q4_;                                                                             \
-        HALVES_TO_4(T, op, v, q4_);                                                                \
+        HALVES_TO_4(T, op, v_, q4_);                                                               \
         CAT(T, 2) q2_ = op(q4_.lo, q4_.hi);                                                        \
         out = op(q2_.x, q2_.y);                                                                    \
     } while (0)
@@ -540,7 +595,7 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 /* Short contiguous rows (n <= SHORT_N, no split): SR rows per work-item.
  * Rows of at least VW elements: the row's keys in vectors of VW (the last vector overlaps the one
  * before it instead of running past the row). Keys of at most 32 bits are packed with their
- * index (PACK, below), so one vector max and one horizontal max give the winner. 64-bit keys:
+ * index (PACK, above), so one vector max and one horizontal max give the winner. 64-bit keys:
  * their max, a horizontal max, then the smallest (or largest) index whose key equals it, again
  * with vectors and a horizontal min (max).
  * Shorter rows: the keys of all SR rows go to a private buffer in one loop the compiler
@@ -551,34 +606,10 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 #ifndef SHORT_N
 #define SHORT_N 64
 #endif
-/* Keys of at most 32 bits: key and index packed into one integer of twice the key's width (uint
- * for keys of at most 16 bits, ulong for 32), the key above the index (LAST) or its complement
- * (first), so a single max picks the winner under the tie rule. Row indices fit: n <= SHORT_N. */
-#if !KEY64 && KEY_ALL <= 0xFFFF
-#define PACK 1
-#define PACK_T uint
-#define PACK_SHIFT 16
-#define PACK_LOW 0xFFFFu
-#define PACKV(k_, i_) (((k_) << 16) | PACK_IDX(i_))
-#elif !KEY64
-#define PACK 1
-#define PACK_T ulong
-#define PACK_SHIFT 32
-#define PACK_LOW 0xFFFFFFFFu
-#define PACKV(k_, i_) ((CAT(convert_ulong, VW)(k_) << 32) | CAT(convert_ulong, VW)(PACK_IDX(i_)))
-#else
-#define PACK 0
-#endif
-#if LAST
-#define PACK_IDX(i) (i)
-#else
-#define PACK_IDX(i) (PACK_LOW - (i))
-#endif
 #if PACK && SHORT_N - 1 > PACK_LOW
 #error "SHORT_N is too large for the packed index"
 #endif
 #if PACK
-#define PACKV_T CAT(PACK_T, VW)
 /* One level of the reduction of several rows at once: the pairs of neighbouring lanes of a, then
  * of b, each pair within one row. */
 #define PACK_LEVEL(a, b) max((PACKV_T)((a).even, (b).even), (PACKV_T)((a).odd, (b).odd))
@@ -627,8 +658,7 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
             PACK_T m[SR];
             vstore16(v, 0, m);
             for (uint r = 0; r < SR; r++)
-                FINISH((KEY_T)(m[r] >> PACK_SHIFT), j0 + PACK_IDX((uint)(m[r] & PACK_LOW)), r0 + r,
-                       0);
+                FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + r, 0);
             return;
         }
 #endif
@@ -636,7 +666,7 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
             PACKV_T c = row_packed(p, lastv);
             PACK_T m;
             HALF_REDUCE(PACK_T, max, c, m);
-            FINISH((KEY_T)(m >> PACK_SHIFT), j0 + PACK_IDX((uint)(m & PACK_LOW)), r0 + r, 0);
+            FINISH(PACK_KEY(m), j0 + PACK_INDEX(m), r0 + r, 0);
         }
 #else
         for (uint r = 0; r < rows; r++, p += len) {

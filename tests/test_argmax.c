@@ -457,9 +457,10 @@ typedef struct long_case {
     int64_t axis;
 } long_case;
 
-static void long_axes(clmax_backend backend, const long_case *cases, size_t ncases)
+static void long_axes(clmax_backend backend, const clmax_context_options *options,
+                      const long_case *cases, size_t ncases)
 {
-    clmax_context *ctx = test_context_open(backend, NULL);
+    clmax_context *ctx = test_context_open(backend, options);
     test_rng rng;
     rng_seed(&rng, 6);
     for (size_t c = 0; c < ncases; c++) {
@@ -542,7 +543,7 @@ BACKEND_TEST(argmax, long_axes_float, .timeout = 900)
         {CLMAX_TYPE_BFLOAT16, 1, {200003}, 0},   {CLMAX_TYPE_FLOAT64, 3, {1, 100000, 2}, 1},
         {CLMAX_TYPE_FLOAT32, 2, {100001, 3}, 0},
     };
-    long_axes(backend, cases, sizeof cases / sizeof cases[0]);
+    long_axes(backend, NULL, cases, sizeof cases / sizeof cases[0]);
 }
 
 BACKEND_TEST(argmax, long_axes_integer, .timeout = 900)
@@ -552,7 +553,22 @@ BACKEND_TEST(argmax, long_axes_integer, .timeout = 900)
         {CLMAX_TYPE_INT32, 2, {100001, 3}, 0},   {CLMAX_TYPE_UINT64, 1, {131072}, 0},
         {CLMAX_TYPE_INT8, 3, {2, 70001, 2}, -2}, {CLMAX_TYPE_UINT16, 1, {65537}, 0},
     };
-    long_axes(backend, cases, sizeof cases / sizeof cases[0]);
+    long_axes(backend, NULL, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Strided segments longer than 65536 on OpenCL: PoCL's strided blocks pack 8- and 16-bit keys of
+ * full vectors of lanes (inner >= 16) with a 16-bit index, so the planner must cut such an axis
+ * further than the 5 segments forced here. */
+Test(argmax, long_axes_forced_split_narrow_opencl, .timeout = 900)
+{
+    static const long_case cases[] = {
+        {CLMAX_TYPE_INT8, 3, {1, 327685, 16}, 1},
+        {CLMAX_TYPE_BFLOAT16, 3, {1, 330000, 17}, -2},
+    };
+    clmax_context_options opt;
+    clmax_context_options_init(&opt);
+    opt.strategy = CLMAX_STRATEGY_SPLIT;
+    long_axes(CLMAX_BACKEND_OPENCL, &opt, cases, sizeof cases / sizeof cases[0]);
 }
 
 /* ---- Buffers aligned only to their element size -------------------------------------------- */
