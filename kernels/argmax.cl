@@ -526,8 +526,10 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 #define STRIDED_STEP4(NV)                                                                          \
     for (; j + 4 <= len; j += 4) {                                                                 \
         __global const RAW_T *r = p + (ulong)j * inner;                                            \
+        if (stream)                                                                                \
+            for (uint c = 0; c < 4 * lanes * (uint)sizeof(RAW_T); c += 64)                         \
+                PREFETCH_AHEAD((const __global char *)r + c);                                      \
         for (uint v = 0; v < (NV); v++) {                                                          \
-            if (stream) PREFETCH_AHEAD(r + v * VW);                                                \
             KEYV k0 = VKEY(VLOAD(v, r)), k1 = VKEY(VLOAD(v, r + inner));                           \
             KEYV k2 = VKEY(VLOAD(v, r + 2 * inner)), k3 = VKEY(VLOAD(v, r + 3 * inner));           \
             SVEC_STEP(v, k0, j);                                                                   \
