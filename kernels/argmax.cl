@@ -294,6 +294,10 @@ __kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
 #else
 #define PREFETCH_AHEAD(p_)
 #endif
+/* PREFETCH_AHEAD for every 64-byte line of the bytes_ bytes at p_. */
+#define PREFETCH_RUN(p_, bytes_)                                                                   \
+    for (uint c_ = 0; c_ < (bytes_); c_ += 64)                                                     \
+    PREFETCH_AHEAD((const __global char *)(p_) + c_)
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -523,20 +527,22 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
             si[l - nv * VW] = (jj);                                                                \
         }                                                                                          \
     }
+/* Vectors 0 to NV - 1 of rows ra and ra + inner (relative indices ja and ja + 1), and of rows rb
+ * and rb + inner (jb and jb + 1). */
+#define STRIDED_VEC4(NV, ra, ja, rb, jb)                                                           \
+    for (uint v = 0; v < (NV); v++) {                                                              \
+        KEYV k0 = VKEY(VLOAD(v, ra)), k1 = VKEY(VLOAD(v, (ra) + inner));                           \
+        KEYV k2 = VKEY(VLOAD(v, rb)), k3 = VKEY(VLOAD(v, (rb) + inner));                           \
+        SVEC_STEP(v, k0, ja);                                                                      \
+        SVEC_STEP(v, k1, (ja) + 1);                                                                \
+        SVEC_STEP(v, k2, jb);                                                                      \
+        SVEC_STEP(v, k3, (jb) + 1);                                                                \
+    }
 #define STRIDED_STEP4(NV)                                                                          \
     for (; j + 4 <= len; j += 4) {                                                                 \
         __global const RAW_T *r = p + (ulong)j * inner;                                            \
-        if (stream)                                                                                \
-            for (uint c = 0; c < 4 * lanes * (uint)sizeof(RAW_T); c += 64)                         \
-                PREFETCH_AHEAD((const __global char *)r + c);                                      \
-        for (uint v = 0; v < (NV); v++) {                                                          \
-            KEYV k0 = VKEY(VLOAD(v, r)), k1 = VKEY(VLOAD(v, r + inner));                           \
-            KEYV k2 = VKEY(VLOAD(v, r + 2 * inner)), k3 = VKEY(VLOAD(v, r + 3 * inner));           \
-            SVEC_STEP(v, k0, j);                                                                   \
-            SVEC_STEP(v, k1, j + 1);                                                               \
-            SVEC_STEP(v, k2, j + 2);                                                               \
-            SVEC_STEP(v, k3, j + 3);                                                               \
-        }                                                                                          \
+        if (stream) PREFETCH_RUN(r, 4 * lanes * (uint)sizeof(RAW_T));                              \
+        STRIDED_VEC4(NV, r, j, r + 2 * inner, j + 2)                                               \
         for (uint q = 0; q < 4; q++)                                                               \
             STRIDED_TAIL(r + q * inner, j + q)                                                     \
     }
@@ -550,18 +556,9 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         uint m = (len - 1) / 4 * 2;
         for (uint t = 0; t < m; t += 2) {
             __global const RAW_T *ra = p + (ulong)(1 + t) * inner, *rb = ra + (ulong)m * inner;
-            for (uint c = 0; c < 2 * lanes * (uint)sizeof(RAW_T); c += 64) {
-                PREFETCH_AHEAD((const __global char *)ra + c);
-                PREFETCH_AHEAD((const __global char *)rb + c);
-            }
-            for (uint v = 0; v < nv; v++) {
-                KEYV k0 = VKEY(VLOAD(v, ra)), k1 = VKEY(VLOAD(v, ra + inner));
-                KEYV k2 = VKEY(VLOAD(v, rb)), k3 = VKEY(VLOAD(v, rb + inner));
-                SVEC_STEP(v, k0, 1 + t);
-                SVEC_STEP(v, k1, 2 + t);
-                SVEC_STEP(v, k2, 1 + m + t);
-                SVEC_STEP(v, k3, 2 + m + t);
-            }
+            PREFETCH_RUN(ra, 2 * lanes * (uint)sizeof(RAW_T));
+            PREFETCH_RUN(rb, 2 * lanes * (uint)sizeof(RAW_T));
+            STRIDED_VEC4(nv, ra, 1 + t, rb, 1 + m + t)
         }
         j = 1 + 2 * m;
     }
@@ -730,8 +727,7 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
         return;
     }
     KEY_T kb[SR * SHORT_N];
-    for (uint c = 0; c < rows * len * (uint)sizeof(RAW_T); c += 64)
-        PREFETCH_AHEAD((const __global char *)p + c);
+    PREFETCH_RUN(p, rows * len * (uint)sizeof(RAW_T));
     for (uint e = 0; e < rows * len; e++)
         kb[e] = KEY(p[e]);
     for (uint r = 0; r < rows; r++) {
