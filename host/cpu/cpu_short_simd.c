@@ -1,17 +1,18 @@
 /* Short contiguous rows (n < 128) with AVX2, picked at run time on CPUs that have it.
  *
  * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*); longer rows as
- * below (short_*).
+ * below (rows_*, called by short_*).
  *
  * A row of n elements spans nv = ceil(n * size / 32) vectors. Each vector's keys (keys.h, in
- * vector form) go through an unsigned max; a butterfly of shuffles leaves the row's max key in
- * every lane; a compare and a byte mask then give every position that holds it, and a count of
- * trailing (first index) or leading (last index) zero bits gives the winner. The lanes past n in
- * the last vector are cleared to key 0 (which cannot beat the max) and masked out of the compare.
- * Vectors are taken in pairs so that one 64-bit mask covers 64 bytes, and the pair that wins is
- * chosen without a branch: the search over a 16-element float32 row has no data-dependent branch
- * at all. The scalar loop in cpu_backend.c keeps the rows whose last vector would read past the
- * readable end of the input. */
+ * vector form) go through an unsigned max, down to one vector per row; two rows then share the
+ * butterfly of shuffles that leaves each row's max key in every lane of its 128-bit half. A
+ * compare per vector and its bit mask give every position that holds the max, gathered into
+ * 64-bit words, and a count of trailing (first index) or leading (last index) zero bits gives the
+ * winner. The lanes past n in the last vector are cleared to key 0 (which cannot beat the max)
+ * and their bits dropped. No branch depends on the data, and for nv <= 4 the code is compiled
+ * for each nv, fully unrolled: an earlier version that chose the winning pair of vectors with
+ * branches ran [N, 16] int64 at half the speed (a mispredicted branch per row). The scalar loop in
+ * cpu_backend.c keeps the rows whose last vector would read past the readable end of the input. */
 #include "cpu_short.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -169,17 +170,6 @@ static inline __m256i hmax128_1(__m256i m)
     return vmax_1(m, _mm256_or_si256(_mm256_srli_epi16(m, 8), _mm256_slli_epi16(m, 8)));
 }
 
-/* Every lane gets the max of all lanes: the halves first, then within each half. */
-#define HMAX(W)                                                                                    \
-    static inline __m256i hmax_##W(__m256i m)                                                      \
-    {                                                                                              \
-        return hmax128_##W(vmax_##W(m, _mm256_permute2x128_si256(m, m, 1)));                       \
-    }
-HMAX(1)
-HMAX(2)
-HMAX(4)
-HMAX(8)
-
 static inline __m256i veq_1(__m256i a, __m256i b)
 {
     return _mm256_cmpeq_epi8(a, b);
@@ -238,10 +228,100 @@ static inline __m256i veq_8(__m256i a, __m256i b)
 
 /* ---- One function per (type, order) --------------------------------------------------------- */
 
+/* The equality bits of a vector of keys against the max: one per byte for widths 1 and 2 (both
+ * bytes of a 16-bit match are set), one per element for 4 and 8. */
+static inline uint32_t eqbits_1(__m256i k, __m256i m)
+{
+    return (uint32_t)_mm256_movemask_epi8(veq_1(k, m));
+}
+static inline uint32_t eqbits_2(__m256i k, __m256i m)
+{
+    return (uint32_t)_mm256_movemask_epi8(veq_2(k, m));
+}
+static inline uint32_t eqbits_4(__m256i k, __m256i m)
+{
+    return (uint32_t)_mm256_movemask_ps(_mm256_castsi256_ps(veq_4(k, m)));
+}
+static inline uint32_t eqbits_8(__m256i k, __m256i m)
+{
+    return (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(veq_8(k, m)));
+}
+#define BITS_PER_ELEMENT(W) ((W) <= 2 ? (W) : 1)
+#define BITS_PER_VECTOR(W) (32 / (W)*BITS_PER_ELEMENT(W))
+#define MAX_WORDS 4 /* 64-bit words of equality bits of a row: 128 16-bit elements */
+
+/* The position of the lowest (first) or highest (last) set bit of words w[0..nw), without a
+ * branch: every word before the first one with a bit adds its 64 (tzcnt of 0 is 64). */
+static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
+{
+    uint64_t pos = 0, found = 0;
+    for (uint64_t q = 0; q < nw; q++) {
+        uint64_t word = last ? w[nw - 1 - q] : w[q];
+        uint64_t t = last ? _lzcnt_u64(word) : _tzcnt_u64(word);
+        pos += t & ~found;
+        found |= (uint64_t)0 - (word != 0);
+    }
+    return last ? 64 * nw - 1 - pos : pos;
+}
+
+/* Rows [0, done) of rb bytes each, nv vectors a row, two rows at a time: each row's vectors reduce
+ * to one vector of maxima, then the two rows share the horizontal max (row a in the low 128-bit
+ * half, row b in the high half). With nv and last constant the compiler unrolls everything: no
+ * branch depends on the data. An odd last row is paired with itself. */
+#define DEFINE_ROWS(name, W, KEY)                                                                  \
+    static inline __attribute__((always_inline)) void rows_##name(                                 \
+        const unsigned char *x, uint64_t done, uint64_t rb, int64_t *out, const uint64_t nv,       \
+        const int last, __m256i tail_mask, uint64_t last_word)                                     \
+    {                                                                                              \
+        const uint64_t nw = (nv * BITS_PER_VECTOR(W) + 63) / 64;                                   \
+        for (uint64_t r = 0; r < done; r += 2) {                                                   \
+            const unsigned char *pa = x + r * rb, *pb = r + 1 < done ? pa + rb : pa;               \
+            for (uint64_t c = 0; c < 2 * rb; c += 64)                                              \
+                _mm_prefetch((const char *)pa + PREFETCH_BYTES + c, _MM_HINT_T0);                  \
+            __m256i ka[MAX_VECTORS], kb[MAX_VECTORS];                                              \
+            ka[0] = KEY(_mm256_loadu_si256((const __m256i *)pa));                                  \
+            kb[0] = KEY(_mm256_loadu_si256((const __m256i *)pb));                                  \
+            for (uint64_t v = 1; v < nv; v++) {                                                    \
+                ka[v] = KEY(_mm256_loadu_si256((const __m256i *)(pa + 32 * v)));                   \
+                kb[v] = KEY(_mm256_loadu_si256((const __m256i *)(pb + 32 * v)));                   \
+            }                                                                                      \
+            ka[nv - 1] = _mm256_and_si256(ka[nv - 1], tail_mask);                                  \
+            kb[nv - 1] = _mm256_and_si256(kb[nv - 1], tail_mask);                                  \
+            /* two chains of maxima per row, so that they do not wait on each other */             \
+            __m256i a0 = ka[0], b0 = kb[0], a1 = a0, b1 = b0;                                      \
+            if (nv > 1) a1 = ka[1], b1 = kb[1];                                                    \
+            for (uint64_t v = 2; v < nv; v++) {                                                    \
+                if (v & 1)                                                                         \
+                    a1 = vmax_##W(a1, ka[v]), b1 = vmax_##W(b1, kb[v]);                            \
+                else                                                                               \
+                    a0 = vmax_##W(a0, ka[v]), b0 = vmax_##W(b0, kb[v]);                            \
+            }                                                                                      \
+            if (nv > 1) a0 = vmax_##W(a0, a1), b0 = vmax_##W(b0, b1);                              \
+            __m256i m = vmax_##W(_mm256_permute2x128_si256(a0, b0, 0x20),                          \
+                                 _mm256_permute2x128_si256(a0, b0, 0x31));                         \
+            m = hmax128_##W(m);                                                                    \
+            __m256i ma = _mm256_permute2x128_si256(m, m, 0x00);                                    \
+            __m256i mb = _mm256_permute2x128_si256(m, m, 0x11);                                    \
+            uint64_t wa[MAX_WORDS] = {0, 0, 0, 0}, wb[MAX_WORDS] = {0, 0, 0, 0};                   \
+            for (uint64_t v = 0; v < nv; v++) {                                                    \
+                uint64_t at = v * BITS_PER_VECTOR(W);                                              \
+                wa[at / 64] |= (uint64_t)eqbits_##W(ka[v], ma) << at % 64;                         \
+                wb[at / 64] |= (uint64_t)eqbits_##W(kb[v], mb) << at % 64;                         \
+            }                                                                                      \
+            /* A zero max equals the cleared lanes: their bits go. */                              \
+            wa[nw - 1] &= last_word;                                                               \
+            wb[nw - 1] &= last_word;                                                               \
+            out[r] = (int64_t)(bit_position(wa, nw, last) / BITS_PER_ELEMENT(W));                  \
+            if (r + 1 < done)                                                                      \
+                out[r + 1] = (int64_t)(bit_position(wb, nw, last) / BITS_PER_ELEMENT(W));          \
+        }                                                                                          \
+    }
+
 /* Rows [0, done) of x (rows of n elements, W bytes each), where done <= rows is the number of
  * rows whose vectors end within `readable` elements of x. */
 #define DEFINE_SHORT(name, W, KEY)                                                                 \
     DEFINE_PAIRS(name, W, KEY)                                                                     \
+    DEFINE_ROWS(name, W, KEY)                                                                      \
     static uint64_t short_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
                                  int64_t *out, uint64_t readable)                                  \
     {                                                                                              \
@@ -257,42 +337,31 @@ static inline __m256i veq_8(__m256i a, __m256i b)
             _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, \
                              20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);                      \
         const __m256i tail_mask = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)tail_bytes), iota);     \
-        const uint64_t pairs = (nv + 1) / 2;                                                       \
-        __m256i k[MAX_VECTORS + 1];                                                                \
-        for (uint64_t r = 0; r < done; r++) {                                                      \
-            const unsigned char *p = x + r * n * (W);                                              \
-            __m256i m = _mm256_setzero_si256();                                                    \
-            for (uint64_t v = 0; v + 1 < nv; v++) {                                                \
-                _mm_prefetch((const char *)p + 32 * v + PREFETCH_BYTES, _MM_HINT_T0);              \
-                k[v] = KEY(_mm256_loadu_si256((const __m256i *)(p + 32 * v)));                     \
-                m = vmax_##W(m, k[v]);                                                             \
-            }                                                                                      \
-            _mm_prefetch((const char *)p + 32 * (nv - 1) + PREFETCH_BYTES, _MM_HINT_T0);           \
-            k[nv - 1] = _mm256_and_si256(                                                          \
-                KEY(_mm256_loadu_si256((const __m256i *)(p + 32 * (nv - 1)))), tail_mask);         \
-            k[nv] = _mm256_setzero_si256(); /* the odd vector's partner: never equal to a max */   \
-            m = hmax_##W(vmax_##W(m, k[nv - 1]));                                                  \
-            /* A zero max equals the cleared lanes: they are masked out of the last vector. */     \
-            uint64_t best = 0;                                                                     \
-            for (uint64_t q = 0; q < pairs; q++) {                                                 \
-                uint64_t v = 2 * q;                                                                \
-                __m256i e0 = veq_##W(k[v], m), e1 = veq_##W(k[v + 1], m);                          \
-                if (v + 1 == nv - 1) e1 = _mm256_and_si256(e1, tail_mask);                         \
-                if (v == nv - 1)                                                                   \
-                    e0 = _mm256_and_si256(e0, tail_mask), e1 = _mm256_setzero_si256();             \
-                uint64_t bits = (uint32_t)_mm256_movemask_epi8(e0) |                               \
-                                (uint64_t)(uint32_t)_mm256_movemask_epi8(e1) << 32;                \
-                uint64_t pos =                                                                     \
-                    last ? 63 - (uint64_t)_lzcnt_u64(bits) : (uint64_t)_tzcnt_u64(bits);           \
-                pos = 64 * q + pos;                                                                \
-                /* first: the lowest pair with a match; last: the highest */                       \
-                int take = bits != 0 && (last || best == 0);                                       \
-                best = take ? pos + 1 : best;                                                      \
-            }                                                                                      \
-            out[r] = (int64_t)((best - 1) / (W));                                                  \
+        /* the valid bits of the last word: n elements' bits, less those of the words before */    \
+        uint64_t valid = n * BITS_PER_ELEMENT(W) - 64 * ((nv * BITS_PER_VECTOR(W) + 63) / 64 - 1); \
+        uint64_t last_word = valid >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << valid) - 1;              \
+        const uint64_t rb = n * (W);                                                               \
+        switch (nv) {                                                                              \
+            ROWS_CASE(name, 1);                                                                    \
+            ROWS_CASE(name, 2);                                                                    \
+            ROWS_CASE(name, 3);                                                                    \
+            ROWS_CASE(name, 4);                                                                    \
+        default:                                                                                   \
+            if (last)                                                                              \
+                rows_##name(x, done, rb, out, nv, 1, tail_mask, last_word);                        \
+            else                                                                                   \
+                rows_##name(x, done, rb, out, nv, 0, tail_mask, last_word);                        \
         }                                                                                          \
         return done;                                                                               \
     }
+/* nv known at compile time: the loops over a row's vectors unroll. */
+#define ROWS_CASE(name, NV)                                                                        \
+    case NV:                                                                                       \
+        if (last)                                                                                  \
+            rows_##name(x, done, rb, out, NV, 1, tail_mask, last_word);                            \
+        else                                                                                       \
+            rows_##name(x, done, rb, out, NV, 0, tail_mask, last_word);                            \
+        break
 
 DEFINE_SHORT(u8, 1, vkey_u)
 DEFINE_SHORT(i8, 1, vkey_i8)
