@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW_BLOCK 2048 /* elements per block of the two-pass row scan */
+#define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
+#define SEARCH_CHUNK 64 /* elements tested at once by the search for a block's max */
 /* Software prefetch (docs/PERFORMANCE.md: on its machine these loops waited on memory without
  * it). Rows are scanned in runs of ROW_RUN bytes, each after prefetching its lines ROW_PREFETCH
  * bytes on; lanes that are whole rows (one sequential stream) prefetch LANE_PREFETCH bytes on.
@@ -66,6 +67,36 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
  * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
  * x[j * inner + l]. */
 #define DEFINE_TYPE(name, raw_t, kkey_t, KEY)                                                      \
+    /* The first (or last) position of key m in x[b..e), which holds it: chunks of SEARCH_CHUNK    \
+     * elements are tested whole (a loop the compiler vectorises), then the chunk with a match is  \
+     * searched element by element. An element-by-element search of the whole block took as long   \
+     * as the block's max on float16 rows, whose max rises often. */                               \
+    static inline __attribute__((always_inline))                                                   \
+    uint64_t search_##name(const raw_t *x, uint64_t b, uint64_t e, kkey_t m, int last)             \
+    {                                                                                              \
+        uint64_t c0 = b, c1 = e;                                                                   \
+        for (;;) {                                                                                 \
+            uint64_t s0 = last ? (c1 - c0 > SEARCH_CHUNK ? c1 - SEARCH_CHUNK : c0) : c0;           \
+            uint64_t s1 = last ? c1 : (c1 - c0 > SEARCH_CHUNK ? c0 + SEARCH_CHUNK : c1);           \
+            int hit = 0;                                                                           \
+            for (uint64_t j = s0; j < s1; j++)                                                     \
+                hit |= KEY(x[j]) == m;                                                             \
+            if (hit) {                                                                             \
+                uint64_t j;                                                                        \
+                if (last)                                                                          \
+                    for (j = s1 - 1; j > s0 && KEY(x[j]) != m; j--) {                              \
+                    }                                                                              \
+                else                                                                               \
+                    for (j = s0; j < s1 - 1 && KEY(x[j]) != m; j++) {                              \
+                    }                                                                              \
+                return j;                                                                          \
+            }                                                                                      \
+            if (last)                                                                              \
+                c1 = s0;                                                                           \
+            else                                                                                   \
+                c0 = s1;                                                                           \
+        }                                                                                          \
+    }                                                                                              \
     CLMAX_CPU_CLONES static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last,    \
                                             uint64_t *bk_out, uint64_t *bi_out)                    \
     {                                                                                              \
@@ -87,17 +118,9 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
                     m = k > m ? k : m;                                                             \
                 }                                                                                  \
             }                                                                                      \
-            uint64_t j;                                                                            \
             if (have && !(m > bk || (last && m == bk))) continue;                                  \
-            if (last) {                                                                            \
-                for (j = e - 1; j > b && KEY(x[j]) != m; j--) {                                    \
-                }                                                                                  \
-            } else {                                                                               \
-                for (j = b; j < e - 1 && KEY(x[j]) != m; j++) {                                    \
-                }                                                                                  \
-            }                                                                                      \
             bk = m;                                                                                \
-            bi = j;                                                                                \
+            bi = search_##name(x, b, e, m, last);                                                  \
             have = 1;                                                                              \
         }                                                                                          \
         *bk_out = bk;                                                                              \
