@@ -297,7 +297,8 @@ typedef struct fill_job {
     const clmax_problem *p;
     const int64_t *idx;
     void *y;
-    int stream; /* zero the rows with non-temporal stores */
+    uint64_t rows; /* rows of the block */
+    int stream;    /* zero the rows with non-temporal stores */
 } fill_job;
 
 /* Zeroes [p, p + bytes). With stream set (and SSE2), the 16-byte aligned body goes out with
@@ -326,7 +327,33 @@ static void zero_bytes(char *p, size_t bytes, int stream)
     memset(p, 0, bytes);
 }
 
-/* Writes the one-hot rows [begin, end) of a block from their winning indices. */
+/* Writes the ones of outputs [begin, end) of a block (its zeros already written). */
+static void hardmax_ones(const fill_job *f, uint64_t begin, uint64_t end)
+{
+    const clmax_problem *p = f->p;
+    uint64_t slice = p->n * p->inner;
+    for (uint64_t q = begin; q < end; q++) {
+        uint64_t o = q / p->inner, i = q % p->inner;
+        char *e = (char *)f->y + (o * slice + (uint64_t)f->idx[q] * p->inner + i) * p->esize;
+        switch (p->type) {
+        case CLMAX_TYPE_FLOAT16:
+            *(uint16_t *)e = 0x3C00;
+            break;
+        case CLMAX_TYPE_BFLOAT16:
+            *(uint16_t *)e = 0x3F80;
+            break;
+        case CLMAX_TYPE_FLOAT32:
+            *(uint32_t *)e = 0x3F800000u;
+            break;
+        default:
+            *(uint64_t *)e = 0x3FF0000000000000ull;
+            break;
+        }
+    }
+}
+
+/* Writes the one-hot rows [begin, end) of a block from their winning indices: each row's zeros,
+ * then its ones, while the row is still in the cache. */
 static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 {
     const fill_job *f = arg;
@@ -334,31 +361,26 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
     uint64_t slice = p->n * p->inner;
     zero_bytes((char *)f->y + begin * slice * p->esize, (size_t)((end - begin) * slice * p->esize),
                f->stream);
-    for (uint64_t o = begin; o < end; o++) {
-        for (uint64_t i = 0; i < p->inner; i++) {
-            uint64_t at = o * slice + (uint64_t)f->idx[o * p->inner + i] * p->inner + i;
-            char *e = (char *)f->y + at * p->esize;
-            switch (p->type) {
-            case CLMAX_TYPE_FLOAT16:
-                *(uint16_t *)e = 0x3C00;
-                break;
-            case CLMAX_TYPE_BFLOAT16:
-                *(uint16_t *)e = 0x3F80;
-                break;
-            case CLMAX_TYPE_FLOAT32:
-                *(uint32_t *)e = 0x3F800000u;
-                break;
-            default:
-                *(uint64_t *)e = 0x3FF0000000000000ull;
-                break;
-            }
-        }
-    }
+    hardmax_ones(f, begin * p->inner, end * p->inner);
 }
 
 #define FILL_BYTES_PER_THREAD (1u << 20)
 #define STREAM_MIN_BYTES (8u << 20) /* one-hot blocks at least this large are streamed out */
 #define STREAM_MIN_ROW 1024u        /* ... when a one lands at most every this many bytes */
+
+/* Zeroes units [begin, end) of FILL_BYTES_PER_THREAD bytes of a block (the last one shorter). */
+static void hardmax_zero_units(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    uint64_t bytes = f->rows * f->p->n * f->p->inner * f->p->esize;
+    uint64_t b = begin * FILL_BYTES_PER_THREAD, e = end * FILL_BYTES_PER_THREAD;
+    zero_bytes((char *)f->y + b, (size_t)((e < bytes ? e : bytes) - b), f->stream);
+}
+
+static void hardmax_ones_range(void *arg, uint64_t begin, uint64_t end)
+{
+    hardmax_ones(arg, begin, end);
+}
 
 /* The one-hot of a block of rows, written by the context's threads: it is as many bytes as the
  * input, so one thread alone would not reach the memory's write bandwidth. */
@@ -368,9 +390,18 @@ static void hardmax_fill(clmax_context *ctx, const clmax_problem *p, uint64_t ro
     uint64_t row_bytes = p->n * p->inner * p->esize;
     /* Streaming stores when the output is large and the ones are sparse: a one in a short row
      * would read back the line just streamed out. */
-    fill_job f = {p, idx, y, rows * row_bytes >= STREAM_MIN_BYTES && row_bytes >= STREAM_MIN_ROW};
-    uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
-    clmax_parallel_for(ctx->num_threads, rows, per, hardmax_fill_rows, &f);
+    fill_job f = {p, idx, y, rows,
+                  rows * row_bytes >= STREAM_MIN_BYTES && row_bytes >= STREAM_MIN_ROW};
+    if (rows >= 2 * (uint64_t)ctx->num_threads || row_bytes < 2 * FILL_BYTES_PER_THREAD) {
+        uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
+        clmax_parallel_for(ctx->num_threads, rows, per, hardmax_fill_rows, &f);
+        return;
+    }
+    /* Few long rows (Hardmax along axis 0, say): rows would leave threads idle, so all threads
+     * zero the block, then write the ones (sparse here: at least 2 MiB a row). */
+    uint64_t units = (rows * row_bytes + FILL_BYTES_PER_THREAD - 1) / FILL_BYTES_PER_THREAD;
+    clmax_parallel_for(ctx->num_threads, units, 1, hardmax_zero_units, &f);
+    clmax_parallel_for(ctx->num_threads, rows * p->inner, 4096, hardmax_ones_range, &f);
 }
 
 #define HARDMAX_BLOCK_OUTPUTS (1u << 20)
