@@ -571,6 +571,22 @@ Test(argmax, long_axes_forced_split_narrow_opencl, .timeout = 900)
     long_axes(CLMAX_BACKEND_OPENCL, &opt, cases, sizeof cases / sizeof cases[0]);
 }
 
+/* Strided axes on one CPU thread, so one unit holds the whole axis: the CPU path keeps the index
+ * of 8- and 16-bit keys in 8 and 16 bits, relative to stretches of 256 and 65536 rows that it
+ * merges (pattern 2 ties the max across the rows 65535 and 65536). */
+Test(argmax, long_axes_one_thread_narrow_cpu, .timeout = 900)
+{
+    static const long_case cases[] = {
+        {CLMAX_TYPE_BFLOAT16, 3, {1, 140001, 3}, 1},
+        {CLMAX_TYPE_UINT16, 3, {2, 65537, 2}, 1},
+        {CLMAX_TYPE_INT8, 3, {1, 70001, 5}, -2},
+    };
+    clmax_context_options opt;
+    clmax_context_options_init(&opt);
+    opt.num_threads = 1;
+    long_axes(CLMAX_BACKEND_CPU, &opt, cases, sizeof cases / sizeof cases[0]);
+}
+
 /* ---- Buffers aligned only to their element size -------------------------------------------- */
 
 BACKEND_TEST(argmax, unaligned_buffers, .timeout = 900)

@@ -28,7 +28,9 @@
 #ifndef ROW_RUN
 #define ROW_RUN 2048
 #endif
+#ifndef LANE_BYTES
 #define LANE_BYTES 4096 /* bytes of a row of inner lanes per unit: long runs for the prefetcher */
+#endif
 #ifndef LANE_PREFETCH
 #define LANE_PREFETCH 16384
 #endif
@@ -66,7 +68,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
 /* row_*: the winner of x[j0..j1) of one contiguous row (j1 > j0).
  * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
  * x[j * inner + l]. */
-#define DEFINE_TYPE(name, raw_t, kkey_t, KEY)                                                      \
+#define DEFINE_TYPE(name, raw_t, kkey_t, KEY, idx_t)                                               \
     /* The first (or last) position of key m in x[b..e), which holds it: chunks of SEARCH_CHUNK    \
      * elements are tested whole (a loop the compiler vectorises), then the chunk with a match is  \
      * searched element by element. An element-by-element search of the whole block took as long   \
@@ -177,13 +179,13 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
      * Four rows a step, so each lane's pair is loaded and stored once per four rows. */           \
     static inline __attribute__((always_inline)) void lanes_scan_##name(                           \
         const raw_t *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, kkey_t *bk,      \
-        uint32_t *bi, int last)                                                                    \
+        idx_t *bi, int last)                                                                       \
     {                                                                                              \
         uint64_t j = j0 + 1;                                                                       \
         uint64_t run = lanes * sizeof(raw_t), ahead = LANE_PREFETCH / run;                         \
         for (; j + 4 <= j1; j += 4) {                                                              \
             const raw_t *r0 = x + j * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner; \
-            uint32_t jr = (uint32_t)(j - j0);                                                      \
+            idx_t jr = (idx_t)(j - j0);                                                            \
             /* One sequential stream (the lanes are whole rows): prefetch `ahead` rows on. Blocks  \
              * of longer rows are left to the hardware prefetcher, which does better there. */     \
             if (inner == lanes && j + ahead + 4 <= j1)                                             \
@@ -192,72 +194,82 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
                         __builtin_prefetch((const char *)(x + (j + ahead + q) * inner) + c);       \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
                 kkey_t b = bk[l];                                                                  \
-                uint32_t i = bi[l];                                                                \
+                idx_t i = bi[l];                                                                   \
                 LANE_UPDATE(KEY(r0[l]), jr);                                                       \
-                LANE_UPDATE(KEY(r1[l]), jr + 1);                                                   \
-                LANE_UPDATE(KEY(r2[l]), jr + 2);                                                   \
-                LANE_UPDATE(KEY(r3[l]), jr + 3);                                                   \
+                LANE_UPDATE(KEY(r1[l]), (idx_t)(jr + 1));                                          \
+                LANE_UPDATE(KEY(r2[l]), (idx_t)(jr + 2));                                          \
+                LANE_UPDATE(KEY(r3[l]), (idx_t)(jr + 3));                                          \
                 bk[l] = b;                                                                         \
                 bi[l] = i;                                                                         \
             }                                                                                      \
         }                                                                                          \
         for (; j < j1; j++) {                                                                      \
             const raw_t *r = x + j * inner;                                                        \
-            uint32_t jr = (uint32_t)(j - j0);                                                      \
+            idx_t jr = (idx_t)(j - j0);                                                            \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
                 kkey_t b = bk[l];                                                                  \
-                uint32_t i = bi[l];                                                                \
+                idx_t i = bi[l];                                                                   \
                 LANE_UPDATE(KEY(r[l]), jr);                                                        \
                 bk[l] = b;                                                                         \
                 bi[l] = i;                                                                         \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
+    /* The running pairs keep their index in idx_t, relative to a stretch of at most 2^bits rows:  \
+     * as wide as the key for 8- and 16-bit keys, so that the vectorised update needs no widening  \
+     * of its compare masks. Each stretch is merged into the segment's pairs. */                   \
     CLMAX_CPU_CLONES static void lanes_##name(const void *xv, uint64_t inner, uint64_t lanes,      \
                                               uint64_t j0, uint64_t j1, int last,                  \
                                               uint64_t *bk_out, uint64_t *bi_out)                  \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
         kkey_t bk[LANE_BYTES / sizeof(raw_t)];                                                     \
-        uint32_t bi[LANE_BYTES / sizeof(raw_t)]; /* relative to j0: one vector width */            \
-        for (uint64_t l = 0; l < lanes; l++) {                                                     \
-            bk[l] = KEY(x[j0 * inner + l]);                                                        \
-            bi[l] = 0;                                                                             \
-        }                                                                                          \
-        if (last)                                                                                  \
-            lanes_scan_##name(x, inner, lanes, j0, j1, bk, bi, 1);                                 \
-        else                                                                                       \
-            lanes_scan_##name(x, inner, lanes, j0, j1, bk, bi, 0);                                 \
-        for (uint64_t l = 0; l < lanes; l++) {                                                     \
-            bk_out[l] = bk[l];                                                                     \
-            bi_out[l] = j0 + bi[l];                                                                \
+        idx_t bi[LANE_BYTES / sizeof(raw_t)];                                                      \
+        const uint64_t stretch = sizeof(idx_t) < 4 ? (uint64_t)1 << (8 * sizeof(idx_t)) : j1 - j0; \
+        for (uint64_t s0 = j0; s0 < j1; s0 += stretch) {                                           \
+            uint64_t s1 = j1 - s0 < stretch ? j1 : s0 + stretch;                                   \
+            for (uint64_t l = 0; l < lanes; l++) {                                                 \
+                bk[l] = KEY(x[s0 * inner + l]);                                                    \
+                bi[l] = 0;                                                                         \
+            }                                                                                      \
+            if (last)                                                                              \
+                lanes_scan_##name(x, inner, lanes, s0, s1, bk, bi, 1);                             \
+            else                                                                                   \
+                lanes_scan_##name(x, inner, lanes, s0, s1, bk, bi, 0);                             \
+            for (uint64_t l = 0; l < lanes; l++) {                                                 \
+                /* stretches come in index order: ">" keeps the first, ">=" the last */            \
+                if (s0 == j0 || bk[l] > bk_out[l] || (last && bk[l] == bk_out[l])) {               \
+                    bk_out[l] = bk[l];                                                             \
+                    bi_out[l] = s0 + bi[l];                                                        \
+                }                                                                                  \
+            }                                                                                      \
         }                                                                                          \
     }
 
-DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8)
-DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8)
-DEFINE_TYPE(u16, uint16_t, uint16_t, clmax_key_u16)
-DEFINE_TYPE(i16, uint16_t, uint16_t, clmax_key_i16)
-DEFINE_TYPE(f16, uint16_t, uint16_t, clmax_key_f16)
-DEFINE_TYPE(bf16, uint16_t, uint16_t, clmax_key_bf16)
-DEFINE_TYPE(u32, uint32_t, uint32_t, clmax_key_u32)
-DEFINE_TYPE(i32, uint32_t, uint32_t, clmax_key_i32)
-DEFINE_TYPE(f32, uint32_t, uint32_t, clmax_key_f32)
-DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64)
-DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64)
-DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64)
-DEFINE_TYPE(u8_min, uint8_t, uint8_t, clmax_mkey_u8)
-DEFINE_TYPE(i8_min, uint8_t, uint8_t, clmax_mkey_i8)
-DEFINE_TYPE(u16_min, uint16_t, uint16_t, clmax_mkey_u16)
-DEFINE_TYPE(i16_min, uint16_t, uint16_t, clmax_mkey_i16)
-DEFINE_TYPE(f16_min, uint16_t, uint16_t, clmax_mkey_f16)
-DEFINE_TYPE(bf16_min, uint16_t, uint16_t, clmax_mkey_bf16)
-DEFINE_TYPE(u32_min, uint32_t, uint32_t, clmax_mkey_u32)
-DEFINE_TYPE(i32_min, uint32_t, uint32_t, clmax_mkey_i32)
-DEFINE_TYPE(f32_min, uint32_t, uint32_t, clmax_mkey_f32)
-DEFINE_TYPE(u64_min, uint64_t, uint64_t, clmax_mkey_u64)
-DEFINE_TYPE(i64_min, uint64_t, uint64_t, clmax_mkey_i64)
-DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64)
+DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8, uint8_t)
+DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8, uint8_t)
+DEFINE_TYPE(u16, uint16_t, uint16_t, clmax_key_u16, uint16_t)
+DEFINE_TYPE(i16, uint16_t, uint16_t, clmax_key_i16, uint16_t)
+DEFINE_TYPE(f16, uint16_t, uint16_t, clmax_key_f16, uint16_t)
+DEFINE_TYPE(bf16, uint16_t, uint16_t, clmax_key_bf16, uint16_t)
+DEFINE_TYPE(u32, uint32_t, uint32_t, clmax_key_u32, uint32_t)
+DEFINE_TYPE(i32, uint32_t, uint32_t, clmax_key_i32, uint32_t)
+DEFINE_TYPE(f32, uint32_t, uint32_t, clmax_key_f32, uint32_t)
+DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64, uint32_t)
+DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64, uint32_t)
+DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64, uint32_t)
+DEFINE_TYPE(u8_min, uint8_t, uint8_t, clmax_mkey_u8, uint8_t)
+DEFINE_TYPE(i8_min, uint8_t, uint8_t, clmax_mkey_i8, uint8_t)
+DEFINE_TYPE(u16_min, uint16_t, uint16_t, clmax_mkey_u16, uint16_t)
+DEFINE_TYPE(i16_min, uint16_t, uint16_t, clmax_mkey_i16, uint16_t)
+DEFINE_TYPE(f16_min, uint16_t, uint16_t, clmax_mkey_f16, uint16_t)
+DEFINE_TYPE(bf16_min, uint16_t, uint16_t, clmax_mkey_bf16, uint16_t)
+DEFINE_TYPE(u32_min, uint32_t, uint32_t, clmax_mkey_u32, uint32_t)
+DEFINE_TYPE(i32_min, uint32_t, uint32_t, clmax_mkey_i32, uint32_t)
+DEFINE_TYPE(f32_min, uint32_t, uint32_t, clmax_mkey_f32, uint32_t)
+DEFINE_TYPE(u64_min, uint64_t, uint64_t, clmax_mkey_u64, uint32_t)
+DEFINE_TYPE(i64_min, uint64_t, uint64_t, clmax_mkey_i64, uint32_t)
+DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t)
 
 typedef struct type_fns {
     row_fn row;
