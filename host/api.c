@@ -236,6 +236,52 @@ clmax_status clmax_hardmax_output_desc(const clmax_tensor_desc *input,
     return CLMAX_OK;
 }
 
+typedef struct gather_job {
+    const clmax_problem *p;
+    const void *x;
+    const int64_t *idx;
+    void *values;
+} gather_job;
+
+#define GATHER_PER_THREAD 16384 /* outputs: fewer are gathered by the calling thread alone */
+#define GATHER_AHEAD 16         /* winners prefetched ahead: each is usually a cache miss */
+
+/* The element of x at the winner of output q. */
+static const char *winner_at(const gather_job *g, uint64_t q)
+{
+    const clmax_problem *p = g->p;
+    uint64_t o = q / p->inner, i = q % p->inner;
+    return (const char *)g->x + ((o * p->n + (uint64_t)g->idx[q]) * p->inner + i) * p->esize;
+}
+
+/* The values of outputs [begin, end), copied bit for bit from the winners (a NaN row gives that
+ * NaN). Along a strided axis the winners are scattered over the input, so they are prefetched a
+ * few outputs ahead. */
+static void gather_values(void *arg, uint64_t begin, uint64_t end)
+{
+    const gather_job *g = arg;
+    size_t es = g->p->esize;
+    for (uint64_t q = begin; q < end; q++) {
+        if (q + GATHER_AHEAD < end) __builtin_prefetch(winner_at(g, q + GATHER_AHEAD));
+        const char *src = winner_at(g, q);
+        char *dst = (char *)g->values + q * es;
+        switch (es) {
+        case 1:
+            *dst = *src;
+            break;
+        case 2:
+            memcpy(dst, src, 2);
+            break;
+        case 4:
+            memcpy(dst, src, 4);
+            break;
+        default:
+            memcpy(dst, src, 8);
+            break;
+        }
+    }
+}
+
 /* ArgMax / ArgMin, and the values at the winners when values is not NULL. */
 static clmax_status arg_reduce(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
                                const clmax_argmax_attrs *attrs, int min, int with_values,
@@ -244,7 +290,7 @@ static clmax_status arg_reduce(clmax_context *ctx, const clmax_tensor_desc *inpu
     CHECK_ARG(ctx != NULL, "context is NULL");
     clmax_problem p;
     uint64_t count;
-    int axis;
+    int axis = 0;
     clmax_status st = clmax_argmax_prepare(input, attrs, min, &p, &count, &axis);
     if (st != CLMAX_OK) return st;
     if (p.outer == 0 || p.inner == 0) return CLMAX_OK; /* empty output */
@@ -252,14 +298,8 @@ static clmax_status arg_reduce(clmax_context *ctx, const clmax_tensor_desc *inpu
     CHECK_ARG(!with_values || values != NULL, "values is NULL for a non-empty output");
     st = clmax_reduce(ctx, &p, x, y);
     if (st != CLMAX_OK || values == NULL) return st;
-    /* The values are copied bit for bit from the winners: a NaN row gives that NaN. */
-    for (uint64_t o = 0; o < p.outer; o++) {
-        for (uint64_t i = 0; i < p.inner; i++) {
-            uint64_t q = o * p.inner + i;
-            uint64_t at = (o * p.n + (uint64_t)y[q]) * p.inner + i;
-            memcpy((char *)values + q * p.esize, (const char *)x + at * p.esize, p.esize);
-        }
-    }
+    gather_job g = {&p, x, y, values};
+    clmax_parallel_for(ctx->num_threads, p.outer * p.inner, GATHER_PER_THREAD, gather_values, &g);
     return CLMAX_OK;
 }
 
