@@ -8,13 +8,15 @@
 
 /* Branch- and select-free, so that loops over them vectorise (a chain of selects defeats GCC's
  * vectoriser): both zeros become +0; then sign set -> ~u, else u with the sign set; NaN -> all
- * ones. */
+ * ones. The NaN test compares |u| as signed (its sign bit is clear, so the order is the same):
+ * AVX2 has a signed compare but no unsigned one, and GCC made the unsigned form a min, a compare
+ * and a blend. */
 #define CLMAX_FLOAT_KEY(T, ST, u, SIGN, ABS, INF)                                                  \
     do {                                                                                           \
         T a_ = (T)((u) & (ABS));                                                                   \
         T v_ = (T)((u) & (T)((T)0 - (T)(a_ != 0)));                                                \
         T k_ = (T)(v_ ^ (T)((T)((ST)v_ >> (sizeof(T) * 8 - 1)) | (SIGN)));                         \
-        return (T)(k_ | (T)((T)0 - (T)(a_ > (INF))));                                              \
+        return (T)(k_ | (T)((T)0 - (T)((ST)a_ > (ST)(INF))));                                      \
     } while (0)
 
 static inline uint16_t clmax_key_f16(uint16_t u)
