@@ -192,16 +192,24 @@ clmax_status clmax_hardmax_scratch_size(clmax_context *ctx, const clmax_tensor_d
     return st != CLMAX_OK ? st : scratch_size(ctx, &p, count, bytes);
 }
 
-/* Appends e to a wait list held in *list (grown from the caller's). */
-static clmax_status wait_list_with(cl_uint n, const cl_event *wait, cl_event extra, cl_event **list,
-                                   cl_uint *count)
+#define WAIT_LIST_STACK 16 /* wait lists up to this long are built on the stack, not malloc'ed */
+
+/* The caller's wait list with extra appended (when not NULL), in *list: stack (WAIT_LIST_STACK
+ * entries) when it fits, else a malloc'ed array; release it with wait_list_free(). */
+static clmax_status wait_list_with(cl_uint n, const cl_event *wait, cl_event extra, cl_event *stack,
+                                   cl_event **list, cl_uint *count)
 {
-    *list = malloc(sizeof(cl_event) * (n + 1));
+    *list = n + 1 <= WAIT_LIST_STACK ? stack : malloc(sizeof(cl_event) * (n + 1));
     if (*list == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "event wait list");
     if (n) memcpy(*list, wait, sizeof(cl_event) * n);
     *count = n;
     if (extra) (*list)[(*count)++] = extra;
     return CLMAX_OK;
+}
+
+static void wait_list_free(cl_event *list, const cl_event *stack)
+{
+    if (list != stack) free(list);
 }
 
 /* The common path of both operators, with the lock held. mode says what y receives. */
@@ -244,20 +252,17 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
         }
     }
 
-    cl_event *list = NULL;
+    cl_event stack[WAIT_LIST_STACK], *list = NULL;
     cl_uint nlist = 0;
-    st = wait_list_with(nwait, wait, cached ? cl->scratch_event : NULL, &list, &nlist);
+    st = wait_list_with(nwait, wait, cached ? cl->scratch_event : NULL, stack, &list, &nlist);
     if (st != CLMAX_OK) return st;
     cl_event filled = NULL, done = NULL;
     if (mode == CLMAX_OUT_HARDMAX) {
         const cl_uchar zero = 0;
         cl_int err = CL(EnqueueFillBuffer)(cl->queue, y, &zero, 1, y_offset, y_bytes, nlist,
                                            nlist ? list : NULL, &filled);
-        if (err != CL_SUCCESS) {
-            free(list);
-            return clmax_cl_fail("clEnqueueFillBuffer", err);
-        }
-        free(list);
+        wait_list_free(list, stack);
+        if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueFillBuffer", err);
         list = &filled;
         nlist = 1;
     }
@@ -278,7 +283,7 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
     if (filled)
         CL(ReleaseEvent)(filled);
     else
-        free(list);
+        wait_list_free(list, stack);
     if (st != CLMAX_OK) return st;
     if (cached) {
         if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);

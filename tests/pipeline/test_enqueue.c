@@ -1012,6 +1012,49 @@ Test(enqueue, chain_out_of_order_queue, .timeout = 900)
     chain_body(1);
 }
 
+/* Wait lists around the length clmax builds on the stack (16, with its scratch event added) and
+ * beyond it: the call waits on every event of the list, the last one included. */
+Test(enqueue, long_wait_lists)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    static const cl_uint lens[] = {14, 15, 16, 17, 40};
+    const int64_t dims[2] = {3, 70000};
+    for (size_t t = 0; t < sizeof lens / sizeof lens[0]; t++) {
+        cl_event gates[40];
+        cl_int err;
+        for (cl_uint g = 0; g < lens[t]; g++) {
+            gates[g] = clCreateUserEvent(e.context, &err);
+            CL_OK(err, "clCreateUserEvent");
+        }
+        job j;
+        if (t % 2)
+            job_hardmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 1);
+        else
+            job_argmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+        job_offsets(&j, 1, 1);
+        job_fill(&j, FILL_MIXED, 1300 + (uint64_t)t);
+        j.preload = 1;
+        JOB_OK(job_buffers(&e, &j, 0, NULL));
+        if (job_enqueue(ctx, &j, NULL, lens[t], gates) != CLMAX_OK) cr_assert_fail("%s", j.err);
+        JOB_OK(job_read(&e, &j));
+        for (cl_uint g = 0; g + 1 < lens[t]; g++)
+            CL_OK(clSetUserEventStatus(gates[g], CL_COMPLETE), "clSetUserEventStatus");
+        cr_assert(event_status(j.done) > CL_COMPLETE,
+                  "%u events: clmax's event completed before the last one", (unsigned)lens[t]);
+        CL_OK(clSetUserEventStatus(gates[lens[t] - 1], CL_COMPLETE), "clSetUserEventStatus");
+        JOB_OK(job_wait(&j));
+        JOB_OK(job_check(&j));
+        job_free(&j);
+        for (cl_uint g = 0; g < lens[t]; g++)
+            clReleaseEvent(gates[g]);
+    }
+    CL_OK(clFinish(e.queue), "clFinish");
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
 /* ---- int32 indices -------------------------------------------------------------------------- */
 
 /* The overflow refusal comes before any buffer range check, so descriptors of more than 2^31
