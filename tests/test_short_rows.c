@@ -135,3 +135,105 @@ static void run_large(clmax_backend backend, clmax_type type)
         run_large(backend, type);                                                                  \
     }
 FOR_ALL_TYPES(SHORT_TESTS)
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <string.h>
+#include <xmmintrin.h>
+
+/* ArgMax and ArgMin, both tie rules, of float32 rows [67, n] for every n the CPU path's float
+ * code is compiled for (it compares floats in the default floating-point mode, and must fall back
+ * to its integer keys in any other), with the calling thread's MXCSR set to csr during the calls
+ * only; one thread, so the calls run on the calling thread. The expected indices are computed in
+ * the default mode. gen(x, count, rng) fills the rows. */
+static void float_mode_case(unsigned csr_set, void (*gen)(uint32_t *, uint64_t, test_rng *),
+                            uint64_t seed)
+{
+    unsigned saved = _mm_getcsr();
+    _mm_setcsr(csr_set);
+    unsigned kept = _mm_getcsr();
+    _mm_setcsr(saved);
+    if (kept != csr_set) /* valgrind, for one, keeps only the rounding mode */
+        cr_skip_test("MXCSR %#x reads back as %#x here", csr_set, kept);
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.num_threads = 1;
+    clmax_context *ctx = test_context_open(CLMAX_BACKEND_CPU, &o);
+    test_rng rng;
+    rng_seed(&rng, seed);
+    static const int64_t ns[] = {8, 13, 16, 24, 32};
+    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+        int64_t dims[2] = {67, ns[t]};
+        clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT32, 2, dims);
+        uint64_t count = output_count(&d);
+        uint32_t *x = test_malloc(count * sizeof *x);
+        gen(x, count, &rng);
+        int64_t *want = test_malloc((size_t)dims[0] * sizeof *want);
+        int64_t *got = test_malloc((size_t)dims[0] * sizeof *got);
+        for (int sli = 0; sli <= 1; sli++) {
+            for (int min = 0; min <= 1; min++) {
+                clmax_argmax_attrs a;
+                clmax_argmax_attrs_init(&a, 13);
+                a.axis = -1;
+                a.select_last_index = sli;
+                cr_assert_eq(min ? ref_argmin(&d, x, &a, want) : ref_argmax(&d, x, &a, want),
+                             CLMAX_OK);
+                unsigned csr = _mm_getcsr();
+                _mm_setcsr(csr_set);
+                clmax_status st =
+                    min ? clmax_argmin(ctx, &d, x, &a, got) : clmax_argmax(ctx, &d, x, &a, got);
+                unsigned after = _mm_getcsr();
+                _mm_setcsr(csr);
+                cr_assert_eq(st, CLMAX_OK, "%s", clmax_last_error());
+                cr_assert_eq(after, csr_set, "MXCSR %#x after the call, %#x before", after,
+                             csr_set);
+                for (int64_t r = 0; r < dims[0]; r++)
+                    cr_assert_eq(got[r], want[r],
+                                 "n %lld, %s, select_last_index %d, row %lld: %lld, expected %lld",
+                                 (long long)ns[t], min ? "ArgMin" : "ArgMax", sli, (long long)r,
+                                 (long long)got[r], (long long)want[r]);
+            }
+        }
+        free(x);
+        free(want);
+        free(got);
+    }
+    clmax_context_destroy(ctx);
+}
+
+/* Denormals of both signs and zeros. */
+static void gen_denormals(uint32_t *x, uint64_t count, test_rng *rng)
+{
+    for (uint64_t e = 0; e < count; e++) {
+        uint32_t sign = rng_below(rng, 2) ? 0x80000000u : 0;
+        x[e] = sign | (rng_below(rng, 8) ? 1 + (uint32_t)rng_below(rng, 0x7FFFFF) : 0);
+    }
+}
+
+/* Small numbers, with quiet and signaling NaNs of both signs in about one row in three. */
+static void gen_nans(uint32_t *x, uint64_t count, test_rng *rng)
+{
+    static const uint32_t nans[] = {0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0xFF812345u};
+    for (uint64_t e = 0; e < count; e++)
+        x[e] = rng_below(rng, 40) ? 0x3F800000u + (uint32_t)rng_below(rng, 1000)
+                                  : nans[rng_below(rng, 4)];
+}
+
+/* With the denormals-are-zero mode on, a float compare reads every denormal as zero, while the
+ * contract orders denormals by value. */
+Test(short_rows, float32_denormals_in_daz_mode_cpu)
+{
+    float_mode_case(_mm_getcsr() | 0x8040, gen_denormals, 7300); /* DAZ and FTZ */
+}
+
+/* With the invalid-operation exception unmasked a float max of a NaN would trap (SIGFPE). */
+Test(short_rows, float32_nans_with_invalid_unmasked_cpu)
+{
+    float_mode_case(_mm_getcsr() & ~0x80u & ~0x3Fu, gen_nans, 7301);
+}
+
+/* In the default mode the float code runs; the exception flags it raises on NaNs are cleared. */
+Test(short_rows, float32_nans_leave_mxcsr_flags_cpu)
+{
+    float_mode_case(_mm_getcsr() & ~0x3Fu, gen_nans, 7302);
+}
+#endif

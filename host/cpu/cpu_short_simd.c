@@ -11,8 +11,10 @@
  * winner. The lanes past n in the last vector are cleared to key 0 (which cannot beat the max)
  * and their bits dropped. No branch depends on the data, and for nv <= 4 the code is compiled
  * for each nv, fully unrolled: an earlier version that chose the winning pair of vectors with
- * branches ran [N, 16] int64 at half the speed (a mispredicted branch per row). The scalar loop in
- * cpu_backend.c keeps the rows whose last vector would read past the readable end of the input. */
+ * branches ran [N, 16] int64 at half the speed (a mispredicted branch per row). float32 rows of up
+ * to 4 vectors skip the keys in the default floating-point mode (frows_*). The scalar loop
+ * in cpu_backend.c keeps the rows whose last vector would read past the readable end of the
+ * input. */
 #include "cpu_short.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -317,9 +319,72 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
         }                                                                                          \
     }
 
+/* float32 rows without keys, while the denormals-are-zero mode is off (then a float compare orders
+ * every value as the contract does, -0 equal to +0) and FP exceptions are masked: each row's max
+ * (or min) by the float max, and every position that compares equal to it. A row with a NaN (rare)
+ * takes its NaN positions instead, as a NaN beats every number for ArgMax and ArgMin alike. Lanes
+ * past n hold -inf (+inf for the min) and their bits are dropped. */
+#define DEFINE_FLOAT_ROWS(name, VMAX, FILL)                                                        \
+    static inline __attribute__((always_inline)) void frows_##name(                                \
+        const unsigned char *x, uint64_t done, uint64_t rb, int64_t *out, const uint64_t nv,       \
+        const int last, __m256 tail, uint64_t last_word)                                           \
+    {                                                                                              \
+        const __m256 fill = _mm256_set1_ps(FILL);                                                  \
+        const uint64_t nw = (nv * 8 + 63) / 64;                                                    \
+        for (uint64_t r = 0; r < done; r += 2) {                                                   \
+            const unsigned char *pa = x + r * rb, *pb = r + 1 < done ? pa + rb : pa;               \
+            for (uint64_t c = 0; c < 2 * rb; c += 64)                                              \
+                _mm_prefetch((const char *)pa + PREFETCH_BYTES + c, _MM_HINT_T0);                  \
+            __m256 va[MAX_VECTORS / 2], vb[MAX_VECTORS / 2];                                       \
+            for (uint64_t v = 0; v < nv; v++) {                                                    \
+                va[v] = _mm256_loadu_ps((const float *)(pa + 32 * v));                             \
+                vb[v] = _mm256_loadu_ps((const float *)(pb + 32 * v));                             \
+            }                                                                                      \
+            va[nv - 1] = _mm256_blendv_ps(fill, va[nv - 1], tail);                                 \
+            vb[nv - 1] = _mm256_blendv_ps(fill, vb[nv - 1], tail);                                 \
+            __m256 a0 = va[0], b0 = vb[0], a1 = a0, b1 = b0;                                       \
+            __m256 na = _mm256_cmp_ps(va[0], va[0], _CMP_UNORD_Q),                                 \
+                   nb = _mm256_cmp_ps(vb[0], vb[0], _CMP_UNORD_Q);                                 \
+            if (nv > 1) a1 = va[1], b1 = vb[1];                                                    \
+            for (uint64_t v = 1; v < nv; v++) {                                                    \
+                na = _mm256_or_ps(na, _mm256_cmp_ps(va[v], va[v], _CMP_UNORD_Q));                  \
+                nb = _mm256_or_ps(nb, _mm256_cmp_ps(vb[v], vb[v], _CMP_UNORD_Q));                  \
+                if (v < 2) continue;                                                               \
+                if (v & 1)                                                                         \
+                    a1 = VMAX(a1, va[v]), b1 = VMAX(b1, vb[v]);                                    \
+                else                                                                               \
+                    a0 = VMAX(a0, va[v]), b0 = VMAX(b0, vb[v]);                                    \
+            }                                                                                      \
+            if (nv > 1) a0 = VMAX(a0, a1), b0 = VMAX(b0, b1);                                      \
+            __m256 m =                                                                             \
+                VMAX(_mm256_permute2f128_ps(a0, b0, 0x20), _mm256_permute2f128_ps(a0, b0, 0x31));  \
+            m = VMAX(m, _mm256_permute_ps(m, 0x4E));                                               \
+            m = VMAX(m, _mm256_permute_ps(m, 0xB1));                                               \
+            __m256 ma = _mm256_permute2f128_ps(m, m, 0x00),                                        \
+                   mb = _mm256_permute2f128_ps(m, m, 0x11);                                        \
+            int nan_a = _mm256_movemask_ps(na) != 0, nan_b = _mm256_movemask_ps(nb) != 0;          \
+            uint64_t wa[2] = {0, 0}, wb[2] = {0, 0};                                               \
+            for (uint64_t v = 0; v < nv; v++) {                                                    \
+                uint64_t at = v * 8;                                                               \
+                __m256 ea = nan_a ? _mm256_cmp_ps(va[v], va[v], _CMP_UNORD_Q)                      \
+                                  : _mm256_cmp_ps(va[v], ma, _CMP_EQ_OQ);                          \
+                __m256 eb = nan_b ? _mm256_cmp_ps(vb[v], vb[v], _CMP_UNORD_Q)                      \
+                                  : _mm256_cmp_ps(vb[v], mb, _CMP_EQ_OQ);                          \
+                wa[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_ps(ea) << at % 64;              \
+                wb[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_ps(eb) << at % 64;              \
+            }                                                                                      \
+            wa[nw - 1] &= last_word;                                                               \
+            wb[nw - 1] &= last_word;                                                               \
+            out[r] = (int64_t)bit_position(wa, nw, last);                                          \
+            if (r + 1 < done) out[r + 1] = (int64_t)bit_position(wb, nw, last);                    \
+        }                                                                                          \
+    }
+DEFINE_FLOAT_ROWS(max, _mm256_max_ps, -__builtin_inff())
+DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
+
 /* Rows [0, done) of x (rows of n elements, W bytes each), where done <= rows is the number of
  * rows whose vectors end within `readable` elements of x. */
-#define DEFINE_SHORT(name, W, KEY)                                                                 \
+#define DEFINE_SHORT(name, W, KEY, FLOAT, FROWS)                                                   \
     DEFINE_PAIRS(name, W, KEY)                                                                     \
     DEFINE_ROWS(name, W, KEY)                                                                      \
     static uint64_t short_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
@@ -341,6 +406,18 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
         uint64_t valid = n * BITS_PER_ELEMENT(W) - 64 * ((nv * BITS_PER_VECTOR(W) + 63) / 64 - 1); \
         uint64_t last_word = valid >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << valid) - 1;              \
         const uint64_t rb = n * (W);                                                               \
+        const unsigned csr = (FLOAT) ? _mm_getcsr() : 0;                                           \
+        if ((FLOAT) && nv <= 4 && (csr & FLOAT_MODE_BITS) == FLOAT_MODE_OK) {                      \
+            const __m256 tail = _mm256_castsi256_ps(tail_mask);                                    \
+            switch (nv) {                                                                          \
+                FROWS_CASE(FROWS, 1);                                                              \
+                FROWS_CASE(FROWS, 2);                                                              \
+                FROWS_CASE(FROWS, 3);                                                              \
+                FROWS_CASE(FROWS, 4);                                                              \
+            }                                                                                      \
+            _mm_setcsr(csr); /* the caller's flags as they were: a NaN sets "invalid" in a max */  \
+            return done;                                                                           \
+        }                                                                                          \
         switch (nv) {                                                                              \
             ROWS_CASE(name, 1);                                                                    \
             ROWS_CASE(name, 2);                                                                    \
@@ -354,6 +431,17 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
         }                                                                                          \
         return done;                                                                               \
     }
+#define FROWS_CASE(FROWS, NV)                                                                      \
+    case NV:                                                                                       \
+        if (last)                                                                                  \
+            FROWS(x, done, rb, out, NV, 1, tail, last_word);                                       \
+        else                                                                                       \
+            FROWS(x, done, rb, out, NV, 0, tail, last_word);                                       \
+        break
+/* The MXCSR modes the float rows need: denormals-are-zero off, and the invalid-operation and
+ * denormal-operand exceptions masked (a NaN or a denormal in a float max must not trap). */
+#define FLOAT_MODE_BITS 0x1C0u /* DAZ (0x40), IM (0x80), DM (0x100) */
+#define FLOAT_MODE_OK 0x180u
 /* nv known at compile time: the loops over a row's vectors unroll. */
 #define ROWS_CASE(name, NV)                                                                        \
     case NV:                                                                                       \
@@ -363,30 +451,30 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
             rows_##name(x, done, rb, out, NV, 0, tail_mask, last_word);                            \
         break
 
-DEFINE_SHORT(u8, 1, vkey_u)
-DEFINE_SHORT(i8, 1, vkey_i8)
-DEFINE_SHORT(u16, 2, vkey_u)
-DEFINE_SHORT(i16, 2, vkey_i16)
-DEFINE_SHORT(f16, 2, vkey_f16)
-DEFINE_SHORT(bf16, 2, vkey_bf16)
-DEFINE_SHORT(u32, 4, vkey_u)
-DEFINE_SHORT(i32, 4, vkey_i32)
-DEFINE_SHORT(f32, 4, vkey_f32)
-DEFINE_SHORT(u64, 8, vkey_u)
-DEFINE_SHORT(i64, 8, vkey_i64)
-DEFINE_SHORT(f64, 8, vkey_f64)
-DEFINE_SHORT(u8_min, 1, vmkey_u)
-DEFINE_SHORT(i8_min, 1, vmkey_i8)
-DEFINE_SHORT(u16_min, 2, vmkey_u)
-DEFINE_SHORT(i16_min, 2, vmkey_i16)
-DEFINE_SHORT(f16_min, 2, vmkey_f16)
-DEFINE_SHORT(bf16_min, 2, vmkey_bf16)
-DEFINE_SHORT(u32_min, 4, vmkey_u)
-DEFINE_SHORT(i32_min, 4, vmkey_i32)
-DEFINE_SHORT(f32_min, 4, vmkey_f32)
-DEFINE_SHORT(u64_min, 8, vmkey_u)
-DEFINE_SHORT(i64_min, 8, vmkey_i64)
-DEFINE_SHORT(f64_min, 8, vmkey_f64)
+DEFINE_SHORT(u8, 1, vkey_u, 0, frows_max)
+DEFINE_SHORT(i8, 1, vkey_i8, 0, frows_max)
+DEFINE_SHORT(u16, 2, vkey_u, 0, frows_max)
+DEFINE_SHORT(i16, 2, vkey_i16, 0, frows_max)
+DEFINE_SHORT(f16, 2, vkey_f16, 0, frows_max)
+DEFINE_SHORT(bf16, 2, vkey_bf16, 0, frows_max)
+DEFINE_SHORT(u32, 4, vkey_u, 0, frows_max)
+DEFINE_SHORT(i32, 4, vkey_i32, 0, frows_max)
+DEFINE_SHORT(f32, 4, vkey_f32, 1, frows_max)
+DEFINE_SHORT(u64, 8, vkey_u, 0, frows_max)
+DEFINE_SHORT(i64, 8, vkey_i64, 0, frows_max)
+DEFINE_SHORT(f64, 8, vkey_f64, 0, frows_max)
+DEFINE_SHORT(u8_min, 1, vmkey_u, 0, frows_max)
+DEFINE_SHORT(i8_min, 1, vmkey_i8, 0, frows_max)
+DEFINE_SHORT(u16_min, 2, vmkey_u, 0, frows_max)
+DEFINE_SHORT(i16_min, 2, vmkey_i16, 0, frows_max)
+DEFINE_SHORT(f16_min, 2, vmkey_f16, 0, frows_max)
+DEFINE_SHORT(bf16_min, 2, vmkey_bf16, 0, frows_max)
+DEFINE_SHORT(u32_min, 4, vmkey_u, 0, frows_max)
+DEFINE_SHORT(i32_min, 4, vmkey_i32, 0, frows_max)
+DEFINE_SHORT(f32_min, 4, vmkey_f32, 1, frows_min)
+DEFINE_SHORT(u64_min, 8, vmkey_u, 0, frows_max)
+DEFINE_SHORT(i64_min, 8, vmkey_i64, 0, frows_max)
+DEFINE_SHORT(f64_min, 8, vmkey_f64, 0, frows_max)
 
 #pragma GCC pop_options
 
