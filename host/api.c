@@ -407,6 +407,7 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 #define FILL_BYTES_PER_THREAD (1u << 20)
 #define STREAM_MIN_BYTES (8u << 20) /* one-hot blocks at least this large are streamed out */
 #define STREAM_MIN_ROW 1024u        /* ... when a one lands at most every this many bytes */
+#define ONES_PER_THREAD 4096u       /* ones written apart: fewer go to the calling thread alone */
 
 /* Zeroes units [begin, end) of FILL_BYTES_PER_THREAD bytes of a block (the last one shorter). */
 static void hardmax_zero_units(void *arg, uint64_t begin, uint64_t end)
@@ -441,7 +442,7 @@ static void hardmax_fill(clmax_context *ctx, const clmax_problem *p, uint64_t ro
      * zero the block, then write the ones (sparse here: at least 2 MiB a row). */
     uint64_t units = (rows * row_bytes + FILL_BYTES_PER_THREAD - 1) / FILL_BYTES_PER_THREAD;
     clmax_parallel_for(ctx->num_threads, units, 1, hardmax_zero_units, &f);
-    clmax_parallel_for(ctx->num_threads, rows * p->inner, 4096, hardmax_ones_range, &f);
+    clmax_parallel_for(ctx->num_threads, rows * p->inner, ONES_PER_THREAD, hardmax_ones_range, &f);
 }
 
 #define HARDMAX_BLOCK_OUTPUTS (1u << 20)
