@@ -137,7 +137,6 @@ static void run_large(clmax_backend backend, clmax_type type)
 FOR_ALL_TYPES(SHORT_TESTS)
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <string.h>
 #include <xmmintrin.h>
 
 /* ArgMax and ArgMin, both tie rules, of float32 rows [67, n] for every n the CPU path's float

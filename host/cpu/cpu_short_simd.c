@@ -394,7 +394,8 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
         if (n * (W) <= 16) return pairs_##name(xv, rows, n, last, out, readable);                  \
         const uint64_t lanes = 32 / (W);                                                           \
         const uint64_t nv = (n + lanes - 1) / lanes;                                               \
-        if (nv > MAX_VECTORS || readable < nv * lanes) return 0;                                   \
+        /* n < 128 keeps the equality bits within MAX_WORDS words (cpu_short.h) */                 \
+        if (n >= 128 || nv > MAX_VECTORS || readable < nv * lanes) return 0;                       \
         uint64_t done = (readable - nv * lanes) / n + 1;                                           \
         if (done > rows) done = rows;                                                              \
         const int tail_bytes = (int)((n - (nv - 1) * lanes) * (W)); /* 1..32 */                    \
