@@ -368,8 +368,9 @@ static void zero_bytes(char *p, size_t bytes, int stream)
 }
 
 /* Writes the ones of outputs [begin, end) of a block (its zeros already written). */
-static void hardmax_ones(const fill_job *f, uint64_t begin, uint64_t end)
+static void hardmax_ones(void *arg, uint64_t begin, uint64_t end)
 {
+    const fill_job *f = arg;
     const clmax_problem *p = f->p;
     uint64_t slice = p->n * p->inner;
     for (uint64_t q = begin; q < end; q++) {
@@ -401,7 +402,7 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
     uint64_t slice = p->n * p->inner;
     zero_bytes((char *)f->y + begin * slice * p->esize, (size_t)((end - begin) * slice * p->esize),
                f->stream);
-    hardmax_ones(f, begin * p->inner, end * p->inner);
+    hardmax_ones(arg, begin * p->inner, end * p->inner);
 }
 
 #define FILL_BYTES_PER_THREAD (1u << 20)
@@ -416,11 +417,6 @@ static void hardmax_zero_units(void *arg, uint64_t begin, uint64_t end)
     uint64_t bytes = f->rows * f->p->n * f->p->inner * f->p->esize;
     uint64_t b = begin * FILL_BYTES_PER_THREAD, e = end * FILL_BYTES_PER_THREAD;
     zero_bytes((char *)f->y + b, (size_t)((e < bytes ? e : bytes) - b), f->stream);
-}
-
-static void hardmax_ones_range(void *arg, uint64_t begin, uint64_t end)
-{
-    hardmax_ones(arg, begin, end);
 }
 
 /* The one-hot of a block of rows, written by the context's threads: it is as many bytes as the
@@ -442,7 +438,7 @@ static void hardmax_fill(clmax_context *ctx, const clmax_problem *p, uint64_t ro
      * zero the block, then write the ones (sparse here: at least 2 MiB a row). */
     uint64_t units = (rows * row_bytes + FILL_BYTES_PER_THREAD - 1) / FILL_BYTES_PER_THREAD;
     clmax_parallel_for(ctx->num_threads, units, 1, hardmax_zero_units, &f);
-    clmax_parallel_for(ctx->num_threads, rows * p->inner, ONES_PER_THREAD, hardmax_ones_range, &f);
+    clmax_parallel_for(ctx->num_threads, rows * p->inner, ONES_PER_THREAD, hardmax_ones, &f);
 }
 
 #define HARDMAX_BLOCK_OUTPUTS (1u << 20)
