@@ -408,7 +408,7 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
         uint64_t last_word = valid >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << valid) - 1;              \
         const uint64_t rb = n * (W);                                                               \
         const unsigned csr = (FLOAT) ? _mm_getcsr() : 0;                                           \
-        if ((FLOAT) && nv <= 4 && (csr & FLOAT_MODE_BITS) == FLOAT_MODE_OK) {                      \
+        if ((FLOAT) && nv <= 4 && (csr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK) {          \
             const __m256 tail = _mm256_castsi256_ps(tail_mask);                                    \
             switch (nv) {                                                                          \
                 FROWS_CASE(FROWS, 1);                                                              \
@@ -439,10 +439,6 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
         else                                                                                       \
             FROWS(x, done, rb, out, NV, 0, tail, last_word);                                       \
         break
-/* The MXCSR modes the float rows need: denormals-are-zero off, and the invalid-operation and
- * denormal-operand exceptions masked (a NaN or a denormal in a float max must not trap). */
-#define FLOAT_MODE_BITS 0x1C0u /* DAZ (0x40), IM (0x80), DM (0x100) */
-#define FLOAT_MODE_OK 0x180u
 /* nv known at compile time: the loops over a row's vectors unroll. */
 #define ROWS_CASE(name, NV)                                                                        \
     case NV:                                                                                       \
