@@ -68,7 +68,13 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
 /* row_*: the winner of x[j0..j1) of one contiguous row (j1 > j0).
  * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
  * x[j * inner + l]. */
-#define DEFINE_TYPE(name, raw_t, kkey_t, KEY, idx_t)                                               \
+/* The lanes keep their running keys as signed integers, key ^ top bit, which order as the keys do
+ * unsigned: AVX2 compares signed integers of every width in one operation but has no unsigned
+ * compare (an unsigned 64-bit one took two more), and for signed types the key's own flip of the
+ * top bit cancels. [256, 512, 256] int64 along axis 1, one thread: 9.1 -> 9.8-10.2 GB/s; int32
+ * 12.1 -> 13.1; int8 10.0 -> 10.7; the unsigned types and float16 unchanged. */
+#define TOP_BIT(T) ((T)((T)1 << (8 * sizeof(T) - 1)))
+#define DEFINE_TYPE(name, raw_t, kkey_t, KEY, idx_t, lkey_t)                                       \
     /* The first (or last) position of key m in x[b..e), which holds it: chunks of SEARCH_CHUNK    \
      * elements are tested whole (a loop the compiler vectorises), then the chunk with a match is  \
      * searched element by element. An element-by-element search of the whole block took as long   \
@@ -175,10 +181,14 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
             out[r] = (int64_t)j;                                                                   \
         }                                                                                          \
     }                                                                                              \
+    static inline lkey_t lane_key_##name(raw_t v)                                                  \
+    {                                                                                              \
+        return (lkey_t)(KEY(v) ^ TOP_BIT(kkey_t));                                                 \
+    }                                                                                              \
     /* One pass of rows [j0 + 1, j1) over the lanes, CMP being > (first index) or >= (last).       \
      * Four rows a step, so each lane's pair is loaded and stored once per four rows. */           \
     static inline __attribute__((always_inline)) void lanes_scan_##name(                           \
-        const raw_t *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, kkey_t *bk,      \
+        const raw_t *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, lkey_t *bk,      \
         idx_t *bi, int last)                                                                       \
     {                                                                                              \
         uint64_t j = j0 + 1;                                                                       \
@@ -193,12 +203,12 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
                     for (uint64_t c = 0; c < run; c += 64)                                         \
                         __builtin_prefetch((const char *)(x + (j + ahead + q) * inner) + c);       \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
-                kkey_t b = bk[l];                                                                  \
+                lkey_t b = bk[l];                                                                  \
                 idx_t i = bi[l];                                                                   \
-                LANE_UPDATE(KEY(r0[l]), jr);                                                       \
-                LANE_UPDATE(KEY(r1[l]), (idx_t)(jr + 1));                                          \
-                LANE_UPDATE(KEY(r2[l]), (idx_t)(jr + 2));                                          \
-                LANE_UPDATE(KEY(r3[l]), (idx_t)(jr + 3));                                          \
+                LANE_UPDATE(lane_key_##name(r0[l]), jr);                                           \
+                LANE_UPDATE(lane_key_##name(r1[l]), (idx_t)(jr + 1));                              \
+                LANE_UPDATE(lane_key_##name(r2[l]), (idx_t)(jr + 2));                              \
+                LANE_UPDATE(lane_key_##name(r3[l]), (idx_t)(jr + 3));                              \
                 bk[l] = b;                                                                         \
                 bi[l] = i;                                                                         \
             }                                                                                      \
@@ -207,9 +217,9 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
             const raw_t *r = x + j * inner;                                                        \
             idx_t jr = (idx_t)(j - j0);                                                            \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
-                kkey_t b = bk[l];                                                                  \
+                lkey_t b = bk[l];                                                                  \
                 idx_t i = bi[l];                                                                   \
-                LANE_UPDATE(KEY(r[l]), jr);                                                        \
+                LANE_UPDATE(lane_key_##name(r[l]), jr);                                            \
                 bk[l] = b;                                                                         \
                 bi[l] = i;                                                                         \
             }                                                                                      \
@@ -223,13 +233,13 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
                                               uint64_t *bk_out, uint64_t *bi_out)                  \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
-        kkey_t bk[LANE_BYTES / sizeof(raw_t)];                                                     \
+        lkey_t bk[LANE_BYTES / sizeof(raw_t)];                                                     \
         idx_t bi[LANE_BYTES / sizeof(raw_t)];                                                      \
         const uint64_t stretch = sizeof(idx_t) < 4 ? (uint64_t)1 << (8 * sizeof(idx_t)) : j1 - j0; \
         for (uint64_t s0 = j0; s0 < j1; s0 += stretch) {                                           \
             uint64_t s1 = j1 - s0 < stretch ? j1 : s0 + stretch;                                   \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
-                bk[l] = KEY(x[s0 * inner + l]);                                                    \
+                bk[l] = lane_key_##name(x[s0 * inner + l]);                                        \
                 bi[l] = 0;                                                                         \
             }                                                                                      \
             if (last)                                                                              \
@@ -238,38 +248,39 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
                 lanes_scan_##name(x, inner, lanes, s0, s1, bk, bi, 0);                             \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
                 /* stretches come in index order: ">" keeps the first, ">=" the last */            \
-                if (s0 == j0 || bk[l] > bk_out[l] || (last && bk[l] == bk_out[l])) {               \
-                    bk_out[l] = bk[l];                                                             \
+                kkey_t k = (kkey_t)((kkey_t)bk[l] ^ TOP_BIT(kkey_t));                              \
+                if (s0 == j0 || k > bk_out[l] || (last && k == bk_out[l])) {                       \
+                    bk_out[l] = k;                                                                 \
                     bi_out[l] = s0 + bi[l];                                                        \
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
     }
 
-DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8, uint8_t)
-DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8, uint8_t)
-DEFINE_TYPE(u16, uint16_t, uint16_t, clmax_key_u16, uint16_t)
-DEFINE_TYPE(i16, uint16_t, uint16_t, clmax_key_i16, uint16_t)
-DEFINE_TYPE(f16, uint16_t, uint16_t, clmax_key_f16, uint16_t)
-DEFINE_TYPE(bf16, uint16_t, uint16_t, clmax_key_bf16, uint16_t)
-DEFINE_TYPE(u32, uint32_t, uint32_t, clmax_key_u32, uint32_t)
-DEFINE_TYPE(i32, uint32_t, uint32_t, clmax_key_i32, uint32_t)
-DEFINE_TYPE(f32, uint32_t, uint32_t, clmax_key_f32, uint32_t)
-DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64, uint32_t)
-DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64, uint32_t)
-DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64, uint32_t)
-DEFINE_TYPE(u8_min, uint8_t, uint8_t, clmax_mkey_u8, uint8_t)
-DEFINE_TYPE(i8_min, uint8_t, uint8_t, clmax_mkey_i8, uint8_t)
-DEFINE_TYPE(u16_min, uint16_t, uint16_t, clmax_mkey_u16, uint16_t)
-DEFINE_TYPE(i16_min, uint16_t, uint16_t, clmax_mkey_i16, uint16_t)
-DEFINE_TYPE(f16_min, uint16_t, uint16_t, clmax_mkey_f16, uint16_t)
-DEFINE_TYPE(bf16_min, uint16_t, uint16_t, clmax_mkey_bf16, uint16_t)
-DEFINE_TYPE(u32_min, uint32_t, uint32_t, clmax_mkey_u32, uint32_t)
-DEFINE_TYPE(i32_min, uint32_t, uint32_t, clmax_mkey_i32, uint32_t)
-DEFINE_TYPE(f32_min, uint32_t, uint32_t, clmax_mkey_f32, uint32_t)
-DEFINE_TYPE(u64_min, uint64_t, uint64_t, clmax_mkey_u64, uint32_t)
-DEFINE_TYPE(i64_min, uint64_t, uint64_t, clmax_mkey_i64, uint32_t)
-DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t)
+DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8, uint8_t, int8_t)
+DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8, uint8_t, int8_t)
+DEFINE_TYPE(u16, uint16_t, uint16_t, clmax_key_u16, uint16_t, int16_t)
+DEFINE_TYPE(i16, uint16_t, uint16_t, clmax_key_i16, uint16_t, int16_t)
+DEFINE_TYPE(f16, uint16_t, uint16_t, clmax_key_f16, uint16_t, int16_t)
+DEFINE_TYPE(bf16, uint16_t, uint16_t, clmax_key_bf16, uint16_t, int16_t)
+DEFINE_TYPE(u32, uint32_t, uint32_t, clmax_key_u32, uint32_t, int32_t)
+DEFINE_TYPE(i32, uint32_t, uint32_t, clmax_key_i32, uint32_t, int32_t)
+DEFINE_TYPE(f32, uint32_t, uint32_t, clmax_key_f32, uint32_t, int32_t)
+DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64, uint32_t, int64_t)
+DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64, uint32_t, int64_t)
+DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64, uint32_t, int64_t)
+DEFINE_TYPE(u8_min, uint8_t, uint8_t, clmax_mkey_u8, uint8_t, int8_t)
+DEFINE_TYPE(i8_min, uint8_t, uint8_t, clmax_mkey_i8, uint8_t, int8_t)
+DEFINE_TYPE(u16_min, uint16_t, uint16_t, clmax_mkey_u16, uint16_t, int16_t)
+DEFINE_TYPE(i16_min, uint16_t, uint16_t, clmax_mkey_i16, uint16_t, int16_t)
+DEFINE_TYPE(f16_min, uint16_t, uint16_t, clmax_mkey_f16, uint16_t, int16_t)
+DEFINE_TYPE(bf16_min, uint16_t, uint16_t, clmax_mkey_bf16, uint16_t, int16_t)
+DEFINE_TYPE(u32_min, uint32_t, uint32_t, clmax_mkey_u32, uint32_t, int32_t)
+DEFINE_TYPE(i32_min, uint32_t, uint32_t, clmax_mkey_i32, uint32_t, int32_t)
+DEFINE_TYPE(f32_min, uint32_t, uint32_t, clmax_mkey_f32, uint32_t, int32_t)
+DEFINE_TYPE(u64_min, uint64_t, uint64_t, clmax_mkey_u64, uint32_t, int64_t)
+DEFINE_TYPE(i64_min, uint64_t, uint64_t, clmax_mkey_i64, uint32_t, int64_t)
+DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
 
 /* float32 and float64 lanes by the CPU's own float compares, in the MXCSR mode where those order
  * values as the keys do (cpu_short.h: denormals by value, no trap). A compare finds +0 and -0
