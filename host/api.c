@@ -299,7 +299,7 @@ static clmax_status arg_reduce(clmax_context *ctx, const clmax_tensor_desc *inpu
     st = clmax_reduce(ctx, &p, x, y);
     if (st != CLMAX_OK || values == NULL) return st;
     gather_job g = {&p, x, y, values};
-    clmax_parallel_for(ctx->num_threads, p.outer * p.inner, GATHER_PER_THREAD, gather_values, &g);
+    clmax_parallel_for(ctx, p.outer * p.inner, GATHER_PER_THREAD, gather_values, &g);
     return CLMAX_OK;
 }
 
@@ -431,14 +431,14 @@ static void hardmax_fill(clmax_context *ctx, const clmax_problem *p, uint64_t ro
                   rows * row_bytes >= STREAM_MIN_BYTES && row_bytes >= STREAM_MIN_ROW};
     if (rows >= 2 * (uint64_t)ctx->num_threads || row_bytes < 2 * FILL_BYTES_PER_THREAD) {
         uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
-        clmax_parallel_for(ctx->num_threads, rows, per, hardmax_fill_rows, &f);
+        clmax_parallel_for(ctx, rows, per, hardmax_fill_rows, &f);
         return;
     }
     /* Few long rows (Hardmax along axis 0, say): rows would leave threads idle, so all threads
      * zero the block, then write the ones (sparse here: at least 2 MiB a row). */
     uint64_t units = (rows * row_bytes + FILL_BYTES_PER_THREAD - 1) / FILL_BYTES_PER_THREAD;
-    clmax_parallel_for(ctx->num_threads, units, 1, hardmax_zero_units, &f);
-    clmax_parallel_for(ctx->num_threads, rows * p->inner, ONES_PER_THREAD, hardmax_ones, &f);
+    clmax_parallel_for(ctx, units, 1, hardmax_zero_units, &f);
+    clmax_parallel_for(ctx, rows * p->inner, ONES_PER_THREAD, hardmax_ones, &f);
 }
 
 #define HARDMAX_BLOCK_OUTPUTS (1u << 20)

@@ -109,6 +109,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     clmax_context *ctx = calloc(1, sizeof *ctx);
     if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
+    ctx->pool = clmax_pool_create();
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;
@@ -122,6 +123,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
             return CLMAX_OK;
         }
         if (backend == CLMAX_BACKEND_OPENCL) {
+            clmax_pool_destroy(ctx->pool);
             free(ctx);
             return st;
         }
@@ -129,6 +131,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     }
     st = clmax_cpu_init(ctx);
     if (st != CLMAX_OK) {
+        clmax_pool_destroy(ctx->pool);
         free(ctx);
         return st;
     }
@@ -141,6 +144,7 @@ void clmax_context_destroy(clmax_context *ctx)
 {
     if (ctx == NULL) return;
     if (ctx->iface != NULL && ctx->iface->destroy != NULL) ctx->iface->destroy(ctx);
+    clmax_pool_destroy(ctx->pool);
     free(ctx);
 }
 

@@ -40,7 +40,8 @@ typedef struct clmax_backend_iface {
     void (*destroy)(clmax_context *ctx);
 } clmax_backend_iface;
 
-typedef struct clmax_cl clmax_cl; /* OpenCL state, host/opencl/ */
+typedef struct clmax_cl clmax_cl;     /* OpenCL state, host/opencl/ */
+typedef struct clmax_pool clmax_pool; /* the context's threads, host/pool.c */
 
 /* CLMAX_PLAN (a testing aid): plan for the device's real kind, or as if it were a CPU device or a
  * discrete GPU, so that the tuning of either kind runs on whatever device is at hand. */
@@ -60,6 +61,7 @@ struct clmax_context {
     clmax_plan_as plan_as;
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_cl *cl;
+    clmax_pool *pool; /* NULL if it could not be made: every call then starts its own threads */
 };
 
 /* Backends. Each returns CLMAX_OK and sets ctx->iface, or a failure with the error recorded. */
@@ -74,11 +76,18 @@ clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void
 
 int clmax_online_cores(void);
 
-/* Runs fn over [0, count) split in contiguous ranges over up to `threads` threads (the caller's
- * included), each range at least min_per_thread long. */
+/* The context's threads (host/pool.c). clmax_pool_run runs fn(arg, t) for every t in [0, tasks),
+ * t = 0 on the calling thread, and returns when all are done. */
+typedef void (*clmax_task_fn)(void *arg, int t);
+clmax_pool *clmax_pool_create(void);
+void clmax_pool_destroy(clmax_pool *pool);
+void clmax_pool_run(clmax_pool *pool, int tasks, clmax_task_fn fn, void *arg);
+
+/* Runs fn over [0, count) split in contiguous ranges over up to ctx->num_threads threads (the
+ * caller's included), each range at least min_per_thread long. */
 typedef void (*clmax_range_fn)(void *arg, uint64_t begin, uint64_t end);
-void clmax_parallel_for(int threads, uint64_t count, uint64_t min_per_thread, clmax_range_fn fn,
-                        void *arg);
+void clmax_parallel_for(clmax_context *ctx, uint64_t count, uint64_t min_per_thread,
+                        clmax_range_fn fn, void *arg);
 
 /* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
  * defaults; backend may be NULL where the backend is not chosen from the environment. *plan_as

@@ -5,9 +5,12 @@
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 Test(context, options_init)
 {
@@ -125,6 +128,82 @@ Test(context, cpu_thread_counts, .timeout = 900)
         }
         clmax_context_destroy(ctx);
     }
+}
+
+/* The answers of one large ArgMax and one Hardmax on ctx against the reference: 0 if exact. Plain
+ * returns, no Criterion asserts, so that a forked child can use it. */
+static int fork_case_mismatches(clmax_context *ctx, const clmax_tensor_desc *d, const float *x,
+                                const int64_t *want, const float *want_h, int64_t *got,
+                                float *got_h)
+{
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = 1;
+    if (clmax_argmax(ctx, d, x, &a, got) != CLMAX_OK) return 1;
+    if (memcmp(got, want, (size_t)d->dims[0] * sizeof *got) != 0) return 1;
+    clmax_hardmax_attrs h = {13, 1};
+    if (clmax_hardmax(ctx, d, x, &h, got_h) != CLMAX_OK) return 1;
+    return memcmp(got_h, want_h, output_count(d) * sizeof *got_h) != 0;
+}
+
+/* The CPU path keeps its threads between calls (host/pool.c). A child forked after they started
+ * has none of them: its calls must still finish, exactly, and so must its clmax_context_destroy,
+ * and the parent's context must go on working. */
+Test(context, cpu_calls_after_fork, .timeout = 300)
+{
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.num_threads = 3;
+    clmax_context *ctx = test_context_open(CLMAX_BACKEND_CPU, &o);
+    int64_t dims[2] = {700, 1000}; /* above the size the CPU path splits over its threads */
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT32, 2, dims);
+    uint64_t count = output_count(&d);
+    float *x = test_malloc(count * sizeof *x), *want_h = test_malloc(count * sizeof *want_h);
+    float *got_h = test_malloc(count * sizeof *got_h);
+    int64_t *want = test_malloc((size_t)dims[0] * sizeof *want);
+    int64_t *got = test_malloc((size_t)dims[0] * sizeof *got);
+    test_rng rng;
+    rng_seed(&rng, 4242);
+    fill_tensor(d.type, x, count, FILL_MIXED, &rng);
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = 1;
+    cr_assert_eq(ref_argmax(&d, x, &a, want), CLMAX_OK);
+    clmax_hardmax_attrs h = {13, 1};
+    cr_assert_eq(ref_hardmax(&d, x, &h, want_h), CLMAX_OK);
+    /* the threads start here */
+    cr_assert_eq(fork_case_mismatches(ctx, &d, x, want, want_h, got, got_h), 0, "%s",
+                 clmax_last_error());
+
+    fflush(NULL);
+    pid_t child = fork();
+    cr_assert_neq(child, -1, "fork failed");
+    if (child == 0) {
+        int bad = fork_case_mismatches(ctx, &d, x, want, want_h, got, got_h);
+        clmax_context_destroy(ctx);
+        _exit(bad ? 1 : 0);
+    }
+    int status = 0;
+    pid_t w = 0;
+    for (int waited = 0; waited < 60000 && (w = waitpid(child, &status, WNOHANG)) == 0;
+         waited += 10)
+        usleep(10000);
+    if (w == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        cr_assert_fail("the forked child's calls did not finish within 60 s");
+    }
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the forked child's answers were wrong (status %#x)", status);
+
+    cr_assert_eq(fork_case_mismatches(ctx, &d, x, want, want_h, got, got_h), 0, "%s",
+                 clmax_last_error());
+    clmax_context_destroy(ctx);
+    free(x);
+    free(want_h);
+    free(got_h);
+    free(want);
+    free(got);
 }
 
 Test(context, opencl_backend)

@@ -1,4 +1,4 @@
-/* The CPU path: the whole contract on host memory, multi-threaded with pthreads.
+/* The CPU path: the whole contract on host memory, on the context's threads (host/pool.c).
  *
  * Work is cut into units of (a range of outer slices, a block of inner lanes, a segment of the
  * axis). Contiguous rows use a blocked two-pass scan (max key of a block, then the position of that
@@ -9,7 +9,6 @@
 #include "internal.h"
 #include "keys.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -504,13 +503,14 @@ static void run_unit(job *jb, uint64_t u)
     }
 }
 
-static void *worker(void *arg)
+/* Any number of threads take units until none is left. */
+static void worker(void *arg, int t)
 {
+    (void)t;
     job *jb = arg;
     uint64_t u;
     while ((u = atomic_fetch_add(&jb->next, 1)) < jb->units)
         run_unit(jb, u);
-    return NULL;
 }
 
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
@@ -565,15 +565,7 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     atomic_init(&jb.next, 0);
 
     if ((uint64_t)threads > jb.units) threads = (int)jb.units;
-    pthread_t tids[MAX_THREADS];
-    int started = 0;
-    for (int t = 1; t < threads; t++) {
-        if (pthread_create(&tids[started], NULL, worker, &jb) != 0) break;
-        started++;
-    }
-    worker(&jb); /* the calling thread works too, and finishes alone if no thread started */
-    for (int t = 0; t < started; t++)
-        pthread_join(tids[t], NULL);
+    clmax_pool_run(ctx->pool, threads, worker, &jb); /* the calling thread works too */
 
     if (jb.nseg > 1) {
         uint64_t outputs = p->outer * p->inner;
