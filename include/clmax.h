@@ -163,7 +163,9 @@ typedef struct clmax_context_options {
     clmax_backend backend;    /* default CLMAX_BACKEND_AUTO */
     const char *device;       /* device selector as for CLMAX_DEVICE; NULL: environment, else the
                                  first GPU, else the first device. Copied; need not outlive the call */
-    int num_threads;          /* CPU path worker threads; 0 (default): one per online core */
+    int num_threads;          /* CPU path worker threads, also used for the host side of Hardmax;
+                                 0 (default): one per online core. Started on first use, kept
+                                 until clmax_context_destroy() */
     uint64_t max_chunk_bytes; /* largest device buffer clmax allocates; 0 (default): the device's
                                  CL_DEVICE_MAX_MEM_ALLOC_SIZE. Lower it to force chunking. */
     clmax_strategy strategy;  /* default CLMAX_STRATEGY_AUTO */
