@@ -76,8 +76,8 @@ clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void
 
 int clmax_online_cores(void);
 
-/* The context's threads (host/pool.c). clmax_pool_run runs fn(arg, t) for every t in [0, tasks),
- * t = 0 on the calling thread, and returns when all are done. */
+/* The context's threads (host/pool.c). clmax_pool_run runs fn(arg, t) exactly once for every t in
+ * [0, tasks), t = 0 on the calling thread, and returns when all are done; pool may be NULL. */
 typedef void (*clmax_task_fn)(void *arg, int t);
 clmax_pool *clmax_pool_create(void);
 void clmax_pool_destroy(clmax_pool *pool);

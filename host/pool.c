@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define POOL_MAX 256 /* threads of a call, the caller's included */
+#define POOL_MAX 256 /* threads of a call, the caller's included; more tasks run on the caller */
 
 typedef struct pool_worker {
     clmax_pool *pool;
@@ -119,18 +119,22 @@ static void *spawn_main(void *v)
     return NULL;
 }
 
-/* Without the pool: a thread per task for this call only. */
+/* Without the pool: a thread per task for this call only (tasks 1 .. POOL_MAX - 1; the calling
+ * thread runs task 0, any task past those, and any task whose thread did not start). */
 static void run_spawned(int tasks, clmax_task_fn fn, void *arg)
 {
     spawn_task st[POOL_MAX];
     pthread_t tids[POOL_MAX];
     int started[POOL_MAX] = {0};
-    for (int t = 1; t < tasks; t++) {
+    int threads = tasks < POOL_MAX ? tasks : POOL_MAX;
+    for (int t = 1; t < threads; t++) {
         st[t] = (spawn_task){fn, arg, t};
         started[t] = pthread_create(&tids[t], NULL, spawn_main, &st[t]) == 0;
     }
     fn(arg, 0);
-    for (int t = 1; t < tasks; t++) {
+    for (int t = threads; t < tasks; t++)
+        fn(arg, t);
+    for (int t = 1; t < threads; t++) {
         if (started[t])
             pthread_join(tids[t], NULL);
         else
@@ -140,7 +144,6 @@ static void run_spawned(int tasks, clmax_task_fn fn, void *arg)
 
 void clmax_pool_run(clmax_pool *p, int tasks, clmax_task_fn fn, void *arg)
 {
-    if (tasks > POOL_MAX) tasks = POOL_MAX;
     if (tasks <= 1) {
         fn(arg, 0);
         return;
@@ -150,7 +153,8 @@ void clmax_pool_run(clmax_pool *p, int tasks, clmax_task_fn fn, void *arg)
         return;
     }
     pthread_mutex_lock(&p->m);
-    while (p->started < tasks - 1) { /* start the workers this call is the first to need */
+    /* start the workers this call is the first to need */
+    while (p->started < tasks - 1 && p->started < POOL_MAX - 1) {
         int id = p->started + 1;
         p->workers[id] = (pool_worker){p, id, p->gen};
         if (pthread_create(&p->tids[id], NULL, worker_main, &p->workers[id]) != 0) break;
@@ -167,7 +171,7 @@ void clmax_pool_run(clmax_pool *p, int tasks, clmax_task_fn fn, void *arg)
 
     fn(arg, 0);
     for (int t = helpers + 1; t < tasks; t++)
-        fn(arg, t); /* tasks no worker could be started for */
+        fn(arg, t); /* tasks past POOL_MAX - 1 workers, or no worker could be started for */
 
     pthread_mutex_lock(&p->m);
     while (p->pending > 0)

@@ -286,8 +286,8 @@ DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
  * equal, as the keys do; NaN is the one value it orders differently, so a NaN anywhere in the
  * lanes' rows (an unordered pair) sends them back to the key scan, lanes_*. Skipping the integer
  * key of every element matters because it made the loop compute-bound: [256, 1024, 256] float32
- * along axis 1 ran at 9.5-9.9 GB/s on one thread against 13-14 for uint32, whose key is the value;
- * 11.2-11.8 with the compares (docs/PERFORMANCE.md). */
+ * along axis 1 ran at 9.5-10.2 GB/s on one thread against 13-14 for uint32, whose key is the
+ * value; 12.2-12.6 with the compares (docs/PERFORMANCE.md, item 10). */
 #if defined(__x86_64__) && defined(__SSE2_MATH__)
 #include <xmmintrin.h>
 #define FLOAT_LANES 1
