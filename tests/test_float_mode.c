@@ -11,9 +11,7 @@
  * against the reference computed in the default mode. */
 #include "common.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
