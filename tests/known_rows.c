@@ -82,12 +82,32 @@ static void expect_row(clmax_context *ctx, int min, clmax_type type, int n, cons
     }
 }
 
+/* One known row of n elements (bits) in type: the reference must agree with the table for both
+ * tie rules, then the backend with both (expect_row). `row` numbers it in messages. */
+static void check_known_row(clmax_context *ctx, int min, clmax_type type, int n,
+                            const uint64_t *bits, int first, int last, size_t row, test_rng *rng)
+{
+    int64_t dims[1] = {n};
+    clmax_tensor_desc d = test_desc(type, 1, dims);
+    unsigned char x[64];
+    for (int k = 0; k < n; k++)
+        elem_set(type, x, (uint64_t)k, bits[k]);
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    for (int sli = 0; sli <= 1; sli++) {
+        a.select_last_index = sli;
+        int64_t y;
+        cr_assert_eq(min ? ref_argmin(&d, x, &a, &y) : ref_argmax(&d, x, &a, &y), CLMAX_OK);
+        cr_assert_eq(y, sli ? last : first, "reference, %s row %zu, select_last_index %d",
+                     test_type_str(type), row, sli);
+    }
+    expect_row(ctx, min, type, n, bits, first, last, rng);
+}
+
 void run_known_float_rows(clmax_backend backend, int min, const known_row *rows, size_t count,
                           uint64_t seed)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
-    clmax_status (*ref)(const clmax_tensor_desc *, const void *, const clmax_argmax_attrs *,
-                        int64_t *) = min ? ref_argmin : ref_argmax;
     test_rng rng;
     rng_seed(&rng, seed);
     for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++) {
@@ -96,21 +116,7 @@ void run_known_float_rows(clmax_backend backend, int min, const known_row *rows,
             uint64_t bits[6];
             for (int k = 0; k < rows[r].n; k++)
                 bits[k] = sym_bits(type, (enum sym)rows[r].v[k]);
-            /* the reference must agree with the table */
-            int64_t dims[1] = {rows[r].n};
-            clmax_tensor_desc d = test_desc(type, 1, dims);
-            unsigned char x[64];
-            for (int k = 0; k < rows[r].n; k++)
-                elem_set(type, x, (uint64_t)k, bits[k]);
-            clmax_argmax_attrs a;
-            clmax_argmax_attrs_init(&a, 13);
-            int64_t y;
-            cr_assert_eq(ref(&d, x, &a, &y), CLMAX_OK);
-            cr_assert_eq(y, rows[r].first, "reference, %s row %zu", test_type_str(type), r);
-            a.select_last_index = 1;
-            cr_assert_eq(ref(&d, x, &a, &y), CLMAX_OK);
-            cr_assert_eq(y, rows[r].last, "reference, %s row %zu", test_type_str(type), r);
-            expect_row(ctx, min, type, rows[r].n, bits, rows[r].first, rows[r].last, &rng);
+            check_known_row(ctx, min, type, rows[r].n, bits, rows[r].first, rows[r].last, r, &rng);
         }
     }
     clmax_context_destroy(ctx);
@@ -120,26 +126,10 @@ void run_known_int_rows(clmax_backend backend, int min, const known_int_row *row
                         uint64_t seed)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
-    clmax_status (*ref)(const clmax_tensor_desc *, const void *, const clmax_argmax_attrs *,
-                        int64_t *) = min ? ref_argmin : ref_argmax;
     test_rng rng;
     rng_seed(&rng, seed);
-    for (size_t r = 0; r < count; r++) {
-        const known_int_row *k = &rows[r];
-        int64_t dims[1] = {k->n};
-        clmax_tensor_desc d = test_desc(k->type, 1, dims);
-        unsigned char x[64];
-        for (int j = 0; j < k->n; j++)
-            elem_set(k->type, x, (uint64_t)j, k->v[j]);
-        clmax_argmax_attrs a;
-        clmax_argmax_attrs_init(&a, 13);
-        int64_t y;
-        cr_assert_eq(ref(&d, x, &a, &y), CLMAX_OK);
-        cr_assert_eq(y, k->first, "reference, %s row %zu", test_type_str(k->type), r);
-        a.select_last_index = 1;
-        cr_assert_eq(ref(&d, x, &a, &y), CLMAX_OK);
-        cr_assert_eq(y, k->last, "reference, %s row %zu", test_type_str(k->type), r);
-        expect_row(ctx, min, k->type, k->n, k->v, k->first, k->last, &rng);
-    }
+    for (size_t r = 0; r < count; r++)
+        check_known_row(ctx, min, rows[r].type, rows[r].n, rows[r].v, rows[r].first, rows[r].last,
+                        r, &rng);
     clmax_context_destroy(ctx);
 }
