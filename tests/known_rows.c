@@ -22,6 +22,8 @@ uint64_t sym_bits(clmax_type type, enum sym s)
         [S_NONE] = {0xBC00, 0xBF80, 0xBF800000, 0xBFF0000000000000ull},
         [S_MAX] = {0x7BFF, 0x7F7F, 0x7F7FFFFF, 0x7FEFFFFFFFFFFFFFull},
         [S_NMAX] = {0xFBFF, 0xFF7F, 0xFF7FFFFF, 0xFFEFFFFFFFFFFFFFull},
+        [S_NAN_P] = {0x7E01, 0x7FC1, 0x7FC00001, 0x7FF8000000000001ull},
+        [S_NNAN_P] = {0xFE02, 0xFFC2, 0xFFC00002, 0xFFF8000000000002ull},
     };
     int col = type == CLMAX_TYPE_FLOAT16    ? 0
               : type == CLMAX_TYPE_BFLOAT16 ? 1

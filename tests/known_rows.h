@@ -1,6 +1,7 @@
 /* Rows whose ArgMax or ArgMin answer is known (worked out by hand from the contract), run in
  * several layouts on a backend and checked against both the known answer and the reference:
- * shared by test_argmax.c and test_argmin.c, which hold the tables. */
+ * shared by test_argmax.c and test_argmin.c, which hold the tables. The symbolic float values are
+ * also those of test_values.c. */
 #ifndef CLMAX_TESTS_KNOWN_ROWS_H
 #define CLMAX_TESTS_KNOWN_ROWS_H
 
@@ -22,7 +23,9 @@ enum sym {
     S_ONE,
     S_NONE,
     S_MAX,
-    S_NMAX
+    S_NMAX,
+    S_NAN_P, /* quiet NaNs with a payload, positive and negative */
+    S_NNAN_P
 };
 
 /* The bits of s in a float type (float16, bfloat16, float32 or float64). */

@@ -4,6 +4,7 @@
  * denormals are not flushed), for every type x opset x attribute combination, special rows, long
  * split axes, forced strategies, small chunks, unaligned buffers, and the argument rules. */
 #include "common.h"
+#include "known_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,54 +79,15 @@ FOR_ALL_TYPES(COMBO_TEST)
 
 /* ---- Known rows: which element, and its exact bits ------------------------------------------ */
 
-enum sym {
-    S_NAN,
-    S_NAN_P,
-    S_NNAN_P,
-    S_SNAN,
-    S_INF,
-    S_NINF,
-    S_ZERO,
-    S_NZERO,
-    S_DEN,
-    S_NDEN,
-    S_MAXDEN,
-    S_ONE
-};
-
-static uint64_t sym_bits(clmax_type type, enum sym s)
-{
-    /* f16, bf16, f32, f64 */
-    static const uint64_t t[][4] = {
-        [S_NAN] = {0x7E00, 0x7FC0, 0x7FC00000, 0x7FF8000000000000ull},
-        [S_NAN_P] = {0x7E01, 0x7FC1, 0x7FC00001, 0x7FF8000000000001ull},  /* a payload */
-        [S_NNAN_P] = {0xFE02, 0xFFC2, 0xFFC00002, 0xFFF8000000000002ull}, /* negative, payload */
-        [S_SNAN] = {0x7C01, 0x7F81, 0x7F800001, 0x7FF0000000000001ull},   /* signalling */
-        [S_INF] = {0x7C00, 0x7F80, 0x7F800000, 0x7FF0000000000000ull},
-        [S_NINF] = {0xFC00, 0xFF80, 0xFF800000, 0xFFF0000000000000ull},
-        [S_ZERO] = {0, 0, 0, 0},
-        [S_NZERO] = {0x8000, 0x8000, 0x80000000, 0x8000000000000000ull},
-        [S_DEN] = {1, 1, 1, 1},
-        [S_NDEN] = {0x8001, 0x8001, 0x80000001, 0x8000000000000001ull},
-        [S_MAXDEN] = {0x03FF, 0x007F, 0x007FFFFF, 0x000FFFFFFFFFFFFFull},
-        [S_ONE] = {0x3C00, 0x3F80, 0x3F800000, 0x3FF0000000000000ull},
-    };
-    int col = type == CLMAX_TYPE_FLOAT16    ? 0
-              : type == CLMAX_TYPE_BFLOAT16 ? 1
-              : type == CLMAX_TYPE_FLOAT32  ? 2
-                                            : 3;
-    return t[s][col];
-}
-
 /* A row and, worked out by hand, the index max and min pick (first, and last with
  * select_last_index); the values must be the bits at those indices. */
-typedef struct known_row {
+typedef struct values_row {
     int n;
     int v[5];
     int max_first, max_last, min_first, min_last;
-} known_row;
+} values_row;
 
-static const known_row float_rows[] = {
+static const values_row float_rows[] = {
     {2, {S_NZERO, S_ZERO}, 0, 1, 0, 1}, /* -0 == +0: the first (last) one's sign */
     {2, {S_ZERO, S_NZERO}, 0, 1, 0, 1},
     {3, {S_NZERO, S_NDEN, S_ZERO}, 0, 2, 1, 1},
@@ -141,7 +103,7 @@ static const known_row float_rows[] = {
 static void known_float(clmax_context *ctx, clmax_type type)
 {
     for (size_t r = 0; r < sizeof float_rows / sizeof float_rows[0]; r++) {
-        const known_row *k = &float_rows[r];
+        const values_row *k = &float_rows[r];
         unsigned char x[5 * 2 * 8];
         /* [2, n]: the row twice, reduced along axis 1 */
         for (int row = 0; row < 2; row++)
