@@ -431,8 +431,9 @@ static type_fns pick_fns(clmax_type t, int min)
 #if FLOAT_LANES
         if (min) return (type_fns){row_f32_min, lanes_fp_f32_min, short_rows_f32_min, NULL};
         return (type_fns){row_f32, lanes_fp_f32, short_rows_f32, NULL};
-#endif
+#else
         FNS(f32);
+#endif
     case CLMAX_TYPE_UINT64:
         FNS(u64);
     case CLMAX_TYPE_INT64:
@@ -441,8 +442,9 @@ static type_fns pick_fns(clmax_type t, int min)
 #if FLOAT_LANES
         if (min) return (type_fns){row_f64_min, lanes_fp_f64_min, short_rows_f64_min, NULL};
         return (type_fns){row_f64, lanes_fp_f64, short_rows_f64, NULL};
-#endif
+#else
         FNS(f64);
+#endif
     }
 #undef FNS
     return (type_fns){NULL, NULL, NULL, NULL};
