@@ -20,7 +20,10 @@
 
 enum { BENCH_TABLE, BENCH_JSON, BENCH_CSV };
 enum { BENCH_ARGMAX, BENCH_HARDMAX, BENCH_MAXIDX }; /* MAXIDX: clmax_max_with_indices */
-enum { BK_OPENCL, BK_CPU, BK_COUNT };
+/* OPENCL: the host-pointer API on an OpenCL context; CPU: the CPU path; CLMEM: the enqueue API on
+ * device buffers of the OpenCL device (clmem.c). */
+enum { BK_OPENCL, BK_CLMEM, BK_CPU, BK_COUNT };         /* the order of the rows */
+extern const char *const bench_backend_names[BK_COUNT]; /* "opencl", "cl_mem", "cpu" */
 
 #define BENCH_CLASSES 8
 #define BENCH_MAX_ROWS 256
@@ -112,6 +115,35 @@ const char *bench_cl_describe(const bench_cl *b);
 int bench_cl_read(bench_cl *b, const void *x, uint64_t bytes, uint64_t *sum);
 /* Read+write probe: y = x ^ constant over bytes, device side, host memory in and out. */
 int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes);
+/* The probe's OpenCL objects (not retained), and the device's largest buffer in bytes. */
+void bench_cl_objects(const bench_cl *b, cl_context *context, cl_device_id *device,
+                      cl_command_queue *queue);
+uint64_t bench_cl_max_alloc(const bench_cl *b);
+/* The same probes on device buffers, nothing copied: the streaming read of bytes of x (the sum
+ * as above; host_x, the host copy of x, gives the bytes past the last multiple of 16), and the
+ * read+write from x to y. */
+int bench_cl_read_mem(bench_cl *b, cl_mem x, const void *host_x, uint64_t bytes, uint64_t *sum);
+int bench_cl_copy_mem(bench_cl *b, cl_mem x, cl_mem y, uint64_t bytes);
+
+/* ---- clmem.c: the cl_mem rows, the enqueue API on device buffers ---- */
+typedef struct bench_clmem bench_clmem;
+/* A clmax context on the probe's OpenCL context, device and queue. NULL (message printed) on
+ * failure. */
+bench_clmem *bench_clmem_create(bench_cl *cl, const bench_opts *o);
+void bench_clmem_destroy(bench_clmem *m);
+clmax_context *bench_clmem_context(bench_clmem *m);
+/* Makes the device input and output buffers size bytes each, and the input hold the bytes of
+ * host x, copied unless they are already there (the same x, bytes and fill generation gen).
+ * Returns 0, or 1 with a message (size above the device's largest buffer, an OpenCL error). */
+int bench_clmem_prepare(bench_clmem *m, uint64_t size, const void *x, uint64_t bytes, int gen);
+/* The baseline on the device buffers: the streaming read of the input (its sum in *sum), or with
+ * read_write the read+write into the output buffer. Returns 0 on success. */
+int bench_clmem_baseline(bench_clmem *m, int read_write, uint64_t bytes, uint64_t *sum);
+/* Enqueues op (BENCH_ARGMAX or BENCH_HARDMAX, opset 13, the given axis) on the device buffers and
+ * waits for its event. */
+clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d, int64_t axis);
+/* Copies the first bytes of the output buffer to y. Returns 0 on success. */
+int bench_clmem_download(bench_clmem *m, void *y, uint64_t bytes);
 
 /* ---- cases.c ---- */
 /* Builds the throughput cases of the selected classes. Returns the count. */
@@ -121,11 +153,13 @@ typedef struct bench_env {
     const bench_opts *o;
     clmax_context *ctx[BK_COUNT]; /* NULL where unavailable */
     bench_cl *cl;                 /* the OpenCL probe, NULL without an OpenCL context */
+    bench_clmem *clmem;           /* the cl_mem rows' buffers, NULL without them */
     int cpu_threads;
     void *x;           /* input, o->size_bytes (page-aligned) */
     void *y[BK_COUNT]; /* outputs, o->size_bytes each */
     clmax_type filled; /* the type x currently holds, 0: none */
     uint64_t filled_count;
+    int fill_gen;      /* counts the fills of x */
     uint64_t word_sum; /* sum of x's 64-bit words, to check the probes read everything */
 } bench_env;
 /* Runs one case on the selected backends, appending a row per backend, then compares the OpenCL

@@ -119,14 +119,23 @@ static uint64_t output_bytes(const bench_case *c)
     return outputs * (c->op == BENCH_MAXIDX ? 8 + clmax_type_size(c->type) : 8);
 }
 
-static clmax_status run_op(clmax_context *ctx, const bench_case *c, const void *x, void *y)
+static void case_desc(const bench_case *c, clmax_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->type = c->type;
+    d->rank = c->rank;
+    for (int i = 0; i < c->rank; i++)
+        d->dims[i] = c->dims[i];
+}
+
+/* One call of the operator on backend bk: through the host API on ctx (x and y host memory), or
+ * for the cl_mem rows enqueued on the device buffers that already hold the input. */
+static clmax_status run_op(bench_env *e, int bk, clmax_context *ctx, const bench_case *c,
+                           const void *x, void *y)
 {
     clmax_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.type = c->type;
-    d.rank = c->rank;
-    for (int i = 0; i < c->rank; i++)
-        d.dims[i] = c->dims[i];
+    case_desc(c, &d);
+    if (bk == BK_CLMEM) return bench_clmem_run(e->clmem, c->op, &d, c->axis);
     if (c->op == BENCH_HARDMAX) {
         clmax_hardmax_attrs a;
         clmax_hardmax_attrs_init(&a, 13);
@@ -148,17 +157,21 @@ static clmax_status run_op(clmax_context *ctx, const bench_case *c, const void *
 static int run_baseline(bench_env *e, int bk, const bench_case *c, uint64_t bytes, void *y)
 {
     uint64_t sum = 0;
-    if (c->op == BENCH_HARDMAX) {
+    int rw = c->op == BENCH_HARDMAX;
+    if (bk == BK_CLMEM) {
+        if (bench_clmem_baseline(e->clmem, rw, bytes, &sum) != 0) return 1;
+        if (rw) return 0;
+    } else if (rw) {
         if (bk == BK_CPU) {
             bench_cpu_copy(e->x, y, bytes, e->cpu_threads);
             return 0;
         }
         return bench_cl_copy(e->cl, e->x, y, bytes);
-    }
-    if (bk == BK_CPU)
+    } else if (bk == BK_CPU) {
         sum = bench_cpu_read(e->x, bytes, e->cpu_threads);
-    else if (bench_cl_read(e->cl, e->x, bytes, &sum) != 0)
+    } else if (bench_cl_read(e->cl, e->x, bytes, &sum) != 0) {
         return 1;
+    }
     if (sum != e->word_sum) {
         fprintf(stderr,
                 "clmax-bench: ERROR: the %s streaming read summed %016llx, expected %016llx\n",
@@ -168,8 +181,6 @@ static int run_baseline(bench_env *e, int bk, const bench_case *c, uint64_t byte
     }
     return 0;
 }
-
-static const char *const backend_names[BK_COUNT] = {"opencl", "cpu"};
 
 static void row_init(bench_row *r, const bench_case *c, int bk, uint64_t bytes)
 {
@@ -183,7 +194,7 @@ static void row_init(bench_row *r, const bench_case *c, int bk, uint64_t bytes)
              : c->op == BENCH_MAXIDX ? "max+idx"
                                      : "argmax");
     r->axis = c->axis;
-    r->backend = backend_names[bk];
+    r->backend = bench_backend_names[bk];
     r->bytes = bytes;
     r->target = c->cls == 6 ? TARGET_RATIO_RW : c->cls == 7 ? TARGET_RATIO_TYPES : TARGET_RATIO;
     if (c->op == BENCH_HARDMAX) snprintf(r->note, sizeof r->note, "baseline: read+write");
@@ -215,6 +226,11 @@ static int measure(bench_env *e, const bench_case *c, int bk, uint64_t bytes, be
     double op_t[1024], base_t[1024];
     int reps = o->reps > 1024 ? 1024 : o->reps, rc = 0;
     if (ctx == NULL) return 1;
+    if (bk == BK_CLMEM &&
+        bench_clmem_prepare(e->clmem, o->size_bytes, e->x, bytes, e->fill_gen) != 0) {
+        r->failed = 1;
+        return 1;
+    }
     for (int i = -1; i < reps && rc == 0; i++) { /* i == -1: the warm-up */
         if (i == 0 && !o->reps_explicit && reps > SLOW_REPS && op_t[0] + base_t[0] > SLOW_CASE_S) {
             reps = SLOW_REPS; /* keeps the default run to minutes while a path is slow */
@@ -228,7 +244,7 @@ static int measure(bench_env *e, const bench_case *c, int bk, uint64_t bytes, be
             break;
         }
         double t1 = bench_now();
-        clmax_status st = run_op(ctx, c, e->x, e->y[bk]);
+        clmax_status st = run_op(e, bk, ctx, c, e->x, e->y[bk]);
         double t2 = bench_now();
         if (st != CLMAX_OK) {
             fprintf(stderr, "clmax-bench: %s %s %s on %s failed: %s: %s\n", r->op, r->type,
@@ -272,13 +288,15 @@ int bench_run_case(bench_env *e, const bench_case *c, bench_row *rows, int *nrow
         e->word_sum = bench_cpu_read(e->x, bytes, e->cpu_threads);
         e->filled = c->type;
         e->filled_count = count;
+        e->fill_gen++;
     }
 
-    int have[BK_COUNT] = {0, 0}, failed = 0;
+    int have[BK_COUNT] = {0}, failed = 0;
     for (int bk = 0; bk < BK_COUNT; bk++) {
         if (!o->backends[bk] || e->ctx[bk] == NULL) continue;
         if (c->chunk && bk != BK_OPENCL) continue; /* the CPU path has no chunks */
         if (bk == BK_OPENCL && e->cl == NULL) continue;
+        if (bk == BK_CLMEM && c->op == BENCH_MAXIDX) continue; /* no enqueue form */
         bench_row *r = &rows[*nrows];
         row_init(r, c, bk, bytes);
         if (c->chunk)
@@ -293,30 +311,35 @@ int bench_run_case(bench_env *e, const bench_case *c, bench_row *rows, int *nrow
     }
     if (!o->verify) return failed;
 
-    /* A backend that was not measured still runs once, so that every case is checked. */
+    /* The host-pointer backends run once if they were not measured, so that every case is
+     * checked; the cl_mem output is copied back. */
     for (int bk = 0; bk < BK_COUNT; bk++) {
-        if (have[bk] || e->ctx[bk] == NULL) continue;
-        if (run_op(e->ctx[bk], c, e->x, e->y[bk]) != CLMAX_OK) {
-            fprintf(stderr, "clmax-bench: verification run on %s failed: %s\n", backend_names[bk],
-                    clmax_last_error());
+        if (bk == BK_CLMEM && have[bk] && bench_clmem_download(e->clmem, e->y[bk], out_bytes) != 0)
+            return 1;
+        if (bk == BK_CLMEM || have[bk] || e->ctx[bk] == NULL) continue;
+        if (run_op(e, bk, e->ctx[bk], c, e->x, e->y[bk]) != CLMAX_OK) {
+            fprintf(stderr, "clmax-bench: verification run on %s failed: %s\n",
+                    bench_backend_names[bk], clmax_last_error());
             return 1;
         }
         have[bk] = 1;
     }
-    if (!have[BK_OPENCL] || !have[BK_CPU]) return failed;
-    if (memcmp(e->y[BK_OPENCL], e->y[BK_CPU], (size_t)out_bytes) != 0) {
+    for (int bk = 0; bk < BK_COUNT; bk++) {
+        if (bk == BK_CPU || !have[bk] || !have[BK_CPU]) continue;
+        if (memcmp(e->y[bk], e->y[BK_CPU], (size_t)out_bytes) == 0) continue;
         uint64_t i = 0;
-        const unsigned char *a = e->y[BK_OPENCL], *b = e->y[BK_CPU];
+        const unsigned char *a = e->y[bk], *b = e->y[BK_CPU];
         while (a[i] == b[i])
             i++;
         fprintf(stderr,
                 "\nclmax-bench: ******** VERIFICATION FAILED ********\n"
-                "clmax-bench: %s %s %s axis %lld: OpenCL and CPU outputs differ (first at output "
+                "clmax-bench: %s %s %s axis %lld: %s and CPU outputs differ (first at output "
                 "byte %llu of %llu)\n\n",
                 c->op == BENCH_HARDMAX  ? "Hardmax"
                 : c->op == BENCH_MAXIDX ? "max_with_indices"
                                         : "ArgMax",
-                clmax_type_name(c->type), shape, (long long)c->axis, (unsigned long long)i,
+                clmax_type_name(c->type), shape, (long long)c->axis,
+                bk == BK_CLMEM ? "cl_mem (enqueue API)" : "OpenCL", (unsigned long long)i,
                 (unsigned long long)out_bytes);
         return 1;
     }

@@ -1,4 +1,5 @@
-/* Class 8: the latency of small calls through the host API (warm), and the first call in a new
+/* Class 8: the latency of small calls through the host API (warm; for the cl_mem rows through the
+ * enqueue API on device buffers, the call and the wait for its event), and the first call in a new
  * process: the bench spawns itself with the hidden --first-call flag, which times context creation
  * plus the first ArgMax (for OpenCL: platform discovery, program build or cache load, buffers). */
 #include "bench.h"
@@ -19,20 +20,31 @@ extern char **environ;
 #define MAX_CALLS 4096
 
 static const int64_t lat_shapes[2][2] = {{1, 1000}, {8, 32000}};
-static const char *const backend_names[BK_COUNT] = {"opencl", "cpu"};
+static void desc_2d(const int64_t dims[2], clmax_tensor_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->type = CLMAX_TYPE_FLOAT32;
+    d->rank = 2;
+    d->dims[0] = dims[0];
+    d->dims[1] = dims[1];
+}
 
 static clmax_status argmax_2d(clmax_context *ctx, const int64_t dims[2], const float *x, int64_t *y)
 {
     clmax_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.type = CLMAX_TYPE_FLOAT32;
-    d.rank = 2;
-    d.dims[0] = dims[0];
-    d.dims[1] = dims[1];
+    desc_2d(dims, &d);
     clmax_argmax_attrs a;
     clmax_argmax_attrs_init(&a, 13);
     a.axis = -1;
     return clmax_argmax(ctx, &d, x, &a, y);
+}
+
+/* The same on the cl_mem rows' device buffers, which hold x. */
+static clmax_status argmax_2d_clmem(bench_clmem *m, const int64_t dims[2])
+{
+    clmax_tensor_desc d;
+    desc_2d(dims, &d);
+    return bench_clmem_run(m, BENCH_ARGMAX, &d, -1);
 }
 
 static void lat_row(bench_row *r, int kind, const char *name, const int64_t dims[2], int bk)
@@ -45,7 +57,7 @@ static void lat_row(bench_row *r, int kind, const char *name, const int64_t dims
     snprintf(r->type, sizeof r->type, "float32");
     snprintf(r->op, sizeof r->op, "argmax");
     r->axis = -1;
-    r->backend = backend_names[bk];
+    r->backend = bench_backend_names[bk];
     r->bytes = (uint64_t)(dims[0] * dims[1]) * 4;
 }
 
@@ -79,7 +91,7 @@ static int spawn_first_call(const bench_opts *o, const char *self, int bk, int c
     char a_backend[64], a_device[1024], a_threads[64];
     char *argv[6];
     int argc = 0;
-    snprintf(a_backend, sizeof a_backend, "--first-call=%s", backend_names[bk]);
+    snprintf(a_backend, sizeof a_backend, "--first-call=%s", bench_backend_names[bk]);
     argv[argc++] = (char *)self;
     argv[argc++] = a_backend;
     if (o->device) {
@@ -122,7 +134,7 @@ static int spawn_first_call(const bench_opts *o, const char *self, int bk, int c
     waitpid(pid, &status, 0);
     *wall = bench_now() - t0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || sscanf(buf, "%lf", secs) != 1) {
-        fprintf(stderr, "clmax-bench: the first-call child (%s) failed\n", backend_names[bk]);
+        fprintf(stderr, "clmax-bench: the first-call child (%s) failed\n", bench_backend_names[bk]);
         return 1;
     }
     return 0;
@@ -161,33 +173,40 @@ int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrow
     const bench_opts *o = e->o;
     enum { MAX_ELEMS = 8 * 32000 };
     float *x = bench_alloc(MAX_ELEMS * sizeof(float));
-    int64_t *y[BK_COUNT] = {bench_alloc(8 * 8), bench_alloc(8 * 8)};
+    int64_t *y[BK_COUNT] = {bench_alloc(8 * 8), bench_alloc(8 * 8), bench_alloc(8 * 8)};
     static double t[MAX_CALLS];
     int calls = o->reps * 40, rc = 0;
     if (calls > MAX_CALLS) calls = MAX_CALLS;
     if (calls < 20) calls = 20;
-    if (x == NULL || y[0] == NULL || y[1] == NULL) {
+    if (x == NULL || y[0] == NULL || y[1] == NULL || y[2] == NULL) {
         fprintf(stderr, "clmax-bench: out of memory\n");
         rc = 1;
         goto done;
     }
     bench_fill(x, MAX_ELEMS, CLMAX_TYPE_FLOAT32, 1);
+    if (e->clmem != NULL && bench_clmem_prepare(e->clmem, MAX_ELEMS * sizeof(float), x,
+                                                MAX_ELEMS * sizeof(float), -1) != 0) {
+        rc = 1;
+        goto done;
+    }
 
     for (int s = 0; s < 2; s++) {
-        int ran[BK_COUNT] = {0, 0};
+        int ran[BK_COUNT] = {0};
         for (int bk = 0; bk < BK_COUNT; bk++) {
             if (e->ctx[bk] == NULL || (!o->backends[bk] && !o->verify)) continue;
             int measured = o->backends[bk];
             bench_row *r = &rows[*nrows];
             lat_row(r, 1, "latency (warm)", lat_shapes[s], bk);
-            if (s == 0) r->target = bk == BK_CPU ? LAT_TARGET_CPU : LAT_TARGET_OPENCL;
+            if (s == 0 && bk != BK_CLMEM)
+                r->target = bk == BK_CPU ? LAT_TARGET_CPU : LAT_TARGET_OPENCL;
             if (measured)
                 bench_progress(o, "class 8 latency %s on %s, %d calls", r->shape, r->backend,
                                calls);
             int n = measured ? calls : 0;
             for (int i = -20; i < n; i++) { /* 20 warm-up calls */
                 double t0 = bench_now();
-                clmax_status st = argmax_2d(e->ctx[bk], lat_shapes[s], x, y[bk]);
+                clmax_status st = bk == BK_CLMEM ? argmax_2d_clmem(e->clmem, lat_shapes[s])
+                                                 : argmax_2d(e->ctx[bk], lat_shapes[s], x, y[bk]);
                 double t1 = bench_now();
                 if (st != CLMAX_OK) {
                     fprintf(stderr, "clmax-bench: latency %s on %s failed: %s\n", r->shape,
@@ -203,19 +222,25 @@ int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrow
                 continue;
             }
             ran[bk] = 1;
+            if (bk == BK_CLMEM && bench_clmem_download(e->clmem, y[bk], lat_shapes[s][0] * 8)) {
+                rc = 1;
+                ran[bk] = 0;
+            }
             if (!measured) continue;
             r->op_s = bench_median(t, n);
             r->op_gbs = (double)r->bytes / r->op_s * 1e-9;
             snprintf(r->note, sizeof r->note, "median of %d calls", n);
             (*nrows)++;
         }
-        if (ran[BK_OPENCL] && ran[BK_CPU] &&
-            memcmp(y[BK_OPENCL], y[BK_CPU], (size_t)lat_shapes[s][0] * 8) != 0) {
+        for (int bk = 0; bk < BK_COUNT; bk++) {
+            if (bk == BK_CPU || !ran[bk] || !ran[BK_CPU]) continue;
+            if (memcmp(y[bk], y[BK_CPU], (size_t)lat_shapes[s][0] * 8) == 0) continue;
             fprintf(stderr,
                     "\nclmax-bench: ******** VERIFICATION FAILED ********\n"
-                    "clmax-bench: ArgMax float32 [%lld,%lld] axis -1: OpenCL and CPU outputs "
+                    "clmax-bench: ArgMax float32 [%lld,%lld] axis -1: %s and CPU outputs "
                     "differ\n\n",
-                    (long long)lat_shapes[s][0], (long long)lat_shapes[s][1]);
+                    (long long)lat_shapes[s][0], (long long)lat_shapes[s][1],
+                    bk == BK_CLMEM ? "cl_mem (enqueue API)" : "OpenCL");
             rc = 1;
         }
     }
@@ -224,11 +249,11 @@ int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrow
      * on-disk cache off, PoCL's kernel cache off): the build cost; then one spawn to warm the
      * caches, and the median of the following spawns: what a user sees on every later start. */
     for (int bk = 0; bk < BK_COUNT; bk++) {
-        if (!o->backends[bk] || e->ctx[bk] == NULL || self == NULL) continue;
+        if (!o->backends[bk] || e->ctx[bk] == NULL || self == NULL || bk == BK_CLMEM) continue;
         int spawns = o->first_call_spawns < 1 ? 1 : o->first_call_spawns;
         double secs[64], walls[64], warm_s = 0, warm_wall = 0;
         if (spawns > 64) spawns = 64;
-        bench_progress(o, "class 8 first call on %s, %d fresh processes", backend_names[bk],
+        bench_progress(o, "class 8 first call on %s, %d fresh processes", bench_backend_names[bk],
                        bk == BK_OPENCL ? 2 * spawns + 1 : spawns + 1);
         int ok = 1;
         if (bk == BK_OPENCL) {
@@ -260,7 +285,7 @@ int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrow
     }
 done:
     bench_free(x);
-    bench_free(y[0]);
-    bench_free(y[1]);
+    for (int bk = 0; bk < BK_COUNT; bk++)
+        bench_free(y[bk]);
     return rc;
 }

@@ -24,7 +24,11 @@ static void usage(FILE *f)
             "                       6 Hardmax along the last axis and axis 0 (vs read+write)\n"
             "                       7 classes 1-5 for uint8, float16, bfloat16, int64\n"
             "                       8 latency of [1,1000] and [8,32000], and the first call\n"
-            "  --backend=B        opencl, cpu or all (default: all)\n"
+            "  --backend=LIST     opencl, cpu, cl_mem, or all of them (default: all)\n"
+            "                       opencl  the host-pointer API on the OpenCL device\n"
+            "                       cpu     the CPU path\n"
+            "                       cl_mem  the enqueue API on buffers already on the OpenCL\n"
+            "                               device (what a GPU pipeline sees: no host copies)\n"
             "  --device=SEL       OpenCL device: index or name substring (as CLMAX_DEVICE)\n"
             "  --threads=N        CPU path threads (default: one per online core)\n"
             "  --size=MiB         input size per throughput case (default 256)\n"
@@ -63,6 +67,7 @@ static int parse_int(const char *s, int lo, int hi, int *v)
 static int parse_classes(const char *s, bench_opts *o)
 {
     memset(o->classes, 0, sizeof o->classes);
+    if (*s == '\0') return 0; /* an empty list would run nothing */
     while (*s) {
         char *end;
         long c = strtol(s, &end, 10);
@@ -75,6 +80,28 @@ static int parse_classes(const char *s, bench_opts *o)
             return 0;
     }
     return 1;
+}
+
+/* "opencl,cpu", "cl_mem", "all", ... */
+static int parse_backends(const char *s, bench_opts *o)
+{
+    memset(o->backends, 0, sizeof o->backends);
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        int found = 0;
+        for (int bk = 0; bk < BK_COUNT; bk++) {
+            int all = len == 3 && strncmp(s, "all", 3) == 0;
+            if (all || (strlen(bench_backend_names[bk]) == len &&
+                        strncmp(s, bench_backend_names[bk], len) == 0))
+                o->backends[bk] = found = 1;
+        }
+        if (!found) return 0;
+        s += len;
+        if (*s == ',' && *++s == '\0') return 0;
+    }
+    for (int bk = 0; bk < BK_COUNT; bk++)
+        if (o->backends[bk]) return 1;
+    return 0;
 }
 
 static int bad(const char *arg)
@@ -100,9 +127,7 @@ static int parse_args(int argc, char **argv, bench_opts *o, const char **first_c
         } else if (IS("--class")) {
             if (!parse_classes(v, o)) return bad(a) + 1;
         } else if (IS("--backend")) {
-            o->backends[BK_OPENCL] = strcmp(v, "opencl") == 0 || strcmp(v, "all") == 0;
-            o->backends[BK_CPU] = strcmp(v, "cpu") == 0 || strcmp(v, "all") == 0;
-            if (!o->backends[BK_OPENCL] && !o->backends[BK_CPU]) return bad(a) + 1;
+            if (!parse_backends(v, o)) return bad(a) + 1;
         } else if (IS("--device")) {
             o->device = v;
         } else if (IS("--threads")) {
@@ -179,7 +204,7 @@ int main(int argc, char **argv)
     o.reps = 5;
     for (int c = 1; c <= BENCH_CLASSES; c++)
         o.classes[c] = 1;
-    o.backends[BK_OPENCL] = o.backends[BK_CPU] = 1;
+    o.backends[BK_OPENCL] = o.backends[BK_CPU] = o.backends[BK_CLMEM] = 1;
     o.verify = 1;
     o.first_call_spawns = 3;
     const char *first_call = NULL;
@@ -197,23 +222,31 @@ int main(int argc, char **argv)
     /* The CPU context always exists: it is the reference the OpenCL outputs are checked against. */
     e.ctx[BK_CPU] = make_context(&o, CLMAX_BACKEND_CPU, 1);
     if (e.ctx[BK_CPU] == NULL) return 1;
-    if (o.backends[BK_OPENCL] || o.verify) {
-        /* Unless --backend=opencl or --device asks for one, a missing device is not an error:
-         * the CPU rows alone are reported. */
-        int required = o.backends[BK_OPENCL] && (!o.backends[BK_CPU] || o.device != NULL);
-        e.ctx[BK_OPENCL] = make_context(&o, CLMAX_BACKEND_OPENCL, o.backends[BK_OPENCL]);
+    int want_cl = o.backends[BK_OPENCL] || o.backends[BK_CLMEM];
+    if (want_cl || o.verify) {
+        /* Unless the OpenCL rows alone or --device ask for a device, a missing one is not an
+         * error: the CPU rows alone are reported. */
+        int required = want_cl && (!o.backends[BK_CPU] || o.device != NULL);
+        e.ctx[BK_OPENCL] = make_context(&o, CLMAX_BACKEND_OPENCL, want_cl);
         if (e.ctx[BK_OPENCL] == NULL && required) return 1;
-        if (e.ctx[BK_OPENCL] == NULL && o.backends[BK_OPENCL])
+        if (e.ctx[BK_OPENCL] == NULL && want_cl)
             fprintf(stderr, "clmax-bench: measuring the CPU path only\n");
         if (e.ctx[BK_OPENCL] == NULL && o.verify)
             fprintf(stderr, "clmax-bench: note: no OpenCL device, outputs are not cross-checked\n");
     }
-    if (e.ctx[BK_OPENCL] && o.backends[BK_OPENCL]) {
+    if (e.ctx[BK_OPENCL] && want_cl) {
         e.cl = bench_cl_create(e.ctx[BK_OPENCL], o.device);
         if (e.cl == NULL) {
             fprintf(stderr, "clmax-bench: the OpenCL baseline is unavailable\n");
             status = 1;
         }
+    }
+    if (e.cl && o.backends[BK_CLMEM]) {
+        e.clmem = bench_clmem_create(e.cl, &o);
+        if (e.clmem == NULL)
+            status = 1;
+        else
+            e.ctx[BK_CLMEM] = bench_clmem_context(e.clmem);
     }
     for (const char *const *v =
              (const char *const[]){"CLMAX_DEVICE", "CLMAX_MAX_CHUNK_BYTES", "CLMAX_PLAN",
@@ -223,12 +256,12 @@ int main(int argc, char **argv)
 
     int ncases = bench_cases(&o, cases, BENCH_MAX_ROWS / 2);
     if (ncases > 0) {
-        e.x = bench_alloc((size_t)o.size_bytes);
-        e.y[0] = bench_alloc((size_t)o.size_bytes);
-        e.y[1] = bench_alloc((size_t)o.size_bytes);
-        if (e.x == NULL || e.y[0] == NULL || e.y[1] == NULL) {
-            fprintf(stderr, "clmax-bench: cannot allocate 3 x %llu MiB\n",
-                    (unsigned long long)(o.size_bytes >> 20));
+        int missing = (e.x = bench_alloc((size_t)o.size_bytes)) == NULL;
+        for (int bk = 0; bk < BK_COUNT; bk++)
+            if (e.ctx[bk] != NULL) missing |= (e.y[bk] = bench_alloc((size_t)o.size_bytes)) == NULL;
+        if (missing) {
+            fprintf(stderr, "clmax-bench: cannot allocate the input and %d outputs of %llu MiB\n",
+                    BK_COUNT, (unsigned long long)(o.size_bytes >> 20));
             return 1;
         }
     }
@@ -243,11 +276,12 @@ int main(int argc, char **argv)
     bench_report(&o, &e, rows, nrows);
     if (status != 0) fprintf(stderr, "clmax-bench: some runs failed or disagreed (see above)\n");
 
+    bench_clmem_destroy(e.clmem); /* and its context, e.ctx[BK_CLMEM] */
     bench_cl_destroy(e.cl);
     clmax_context_destroy(e.ctx[BK_OPENCL]);
     clmax_context_destroy(e.ctx[BK_CPU]);
     bench_free(e.x);
-    bench_free(e.y[0]);
-    bench_free(e.y[1]);
+    for (int bk = 0; bk < BK_COUNT; bk++)
+        bench_free(e.y[bk]);
     return status;
 }

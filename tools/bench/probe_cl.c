@@ -74,7 +74,8 @@ struct bench_cl {
     int in_place;                  /* CPU device with host-unified memory: CL_MEM_USE_HOST_PTR */
     int is_cpu;
     size_t wg, groups;
-    uint64_t chunk; /* bytes per pass: the device's max allocation, a multiple of 4096 */
+    uint64_t max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    uint64_t chunk;     /* bytes per pass: the device's max allocation, a multiple of 4096 */
     uint64_t *host_sums;
     char describe[160];
 };
@@ -171,7 +172,8 @@ bench_cl *bench_cl_create(clmax_context *ctx, const char *selector)
     clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
     b->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     b->in_place = b->is_cpu && unified == CL_TRUE;
-    b->chunk = (max_alloc ? max_alloc : (128u << 20)) / 4096 * 4096;
+    b->max_alloc = max_alloc ? max_alloc : (128u << 20);
+    b->chunk = b->max_alloc / 4096 * 4096;
     if (b->chunk == 0) b->chunk = 4096;
     launch_shape(b, cu ? cu : 1, max_wg ? max_wg : 1);
     snprintf(b->describe, sizeof b->describe, "%s, %zu work-groups of %zu",
@@ -267,13 +269,58 @@ static uint64_t tail_sum(const unsigned char *p, uint64_t from, uint64_t bytes)
     return s;
 }
 
+/* One launch of stream_read over the len bytes (a multiple of 16) of in; accum adds to the sums
+ * of the previous launch instead of replacing them. */
+static int launch_read(bench_cl *b, cl_mem in, uint64_t len, int accum)
+{
+    size_t global = launch_global(b), local = b->wg;
+    cl_ulong n = len / 16, pi = per_item(b, n);
+    cl_int acc = accum;
+    cl_int err = clSetKernelArg(b->read, 0, sizeof in, &in);
+    err |= clSetKernelArg(b->read, 1, sizeof n, &n);
+    err |= clSetKernelArg(b->read, 2, sizeof pi, &pi);
+    err |= clSetKernelArg(b->read, 3, sizeof acc, &acc);
+    err |= clSetKernelArg(b->read, 4, sizeof b->sums, &b->sums);
+    if (cl_check(err, "clSetKernelArg")) return 1;
+    err = clEnqueueNDRangeKernel(b->queue, b->read, 1, NULL, &global, &local, 0, NULL, NULL);
+    return cl_check(err, "clEnqueueNDRangeKernel(stream_read)");
+}
+
+/* One launch of stream_copy: out = in ^ constant over len bytes (a multiple of 16). */
+static int launch_copy(bench_cl *b, cl_mem in, cl_mem out, uint64_t len)
+{
+    size_t global = launch_global(b), local = b->wg;
+    cl_ulong n = len / 16, pi = per_item(b, n);
+    cl_int err = clSetKernelArg(b->copy, 0, sizeof in, &in);
+    err |= clSetKernelArg(b->copy, 1, sizeof out, &out);
+    err |= clSetKernelArg(b->copy, 2, sizeof n, &n);
+    err |= clSetKernelArg(b->copy, 3, sizeof pi, &pi);
+    if (cl_check(err, "clSetKernelArg")) return 1;
+    err = clEnqueueNDRangeKernel(b->queue, b->copy, 1, NULL, &global, &local, 0, NULL, NULL);
+    return cl_check(err, "clEnqueueNDRangeKernel(stream_copy)");
+}
+
+/* Reads the work-groups' sums back (blocking) and adds the host's sum of bytes [from, bytes). */
+static int total_sum(bench_cl *b, const unsigned char *src, uint64_t from, uint64_t bytes,
+                     uint64_t *sum)
+{
+    if (from > 0 && cl_check(clEnqueueReadBuffer(b->queue, b->sums, CL_TRUE, 0, b->groups * 8,
+                                                 b->host_sums, 0, NULL, NULL),
+                             "clEnqueueReadBuffer(sums)"))
+        return 1;
+    uint64_t s = tail_sum(src, from, bytes);
+    for (size_t g = 0; from > 0 && g < b->groups; g++)
+        s += b->host_sums[g];
+    *sum = s;
+    return 0;
+}
+
 int bench_cl_read(bench_cl *b, const void *x, uint64_t bytes, uint64_t *sum)
 {
     const unsigned char *src = x;
     uint64_t vec_bytes = bytes / 16 * 16;
     cl_int err = CL_SUCCESS;
     cl_mem in = NULL;
-    size_t global = launch_global(b), local = b->wg;
     int accum = 0, rc = 0;
     if (!b->in_place &&
         ensure(b, &b->dev_x, &b->dev_x_size, (size_t)(vec_bytes < b->chunk ? vec_bytes : b->chunk),
@@ -292,33 +339,16 @@ int bench_cl_read(bench_cl *b, const void *x, uint64_t bytes, uint64_t *sum)
                                        NULL);
             if ((rc = cl_check(err, "clEnqueueWriteBuffer"))) break;
         }
-        cl_ulong n = len / 16, pi = per_item(b, n);
-        cl_int acc = accum;
-        err = clSetKernelArg(b->read, 0, sizeof in, &in);
-        err |= clSetKernelArg(b->read, 1, sizeof n, &n);
-        err |= clSetKernelArg(b->read, 2, sizeof pi, &pi);
-        err |= clSetKernelArg(b->read, 3, sizeof acc, &acc);
-        err |= clSetKernelArg(b->read, 4, sizeof b->sums, &b->sums);
-        if ((rc = cl_check(err, "clSetKernelArg"))) break;
-        err = clEnqueueNDRangeKernel(b->queue, b->read, 1, NULL, &global, &local, 0, NULL, NULL);
-        if ((rc = cl_check(err, "clEnqueueNDRangeKernel(stream_read)"))) break;
+        if ((rc = launch_read(b, in, len, accum))) break;
         if (b->in_place) {
             /* The library waits before it lets go of a chunk over caller memory; so do we. */
             if ((rc = cl_check(clFinish(b->queue), "clFinish"))) break;
         }
     }
-    if (rc == 0 && vec_bytes > 0)
-        rc = cl_check(clEnqueueReadBuffer(b->queue, b->sums, CL_TRUE, 0, b->groups * 8,
-                                          b->host_sums, 0, NULL, NULL),
-                      "clEnqueueReadBuffer(sums)");
+    if (rc == 0) rc = total_sum(b, src, vec_bytes, bytes, sum);
     clFinish(b->queue);
     if (b->in_place && in) clReleaseMemObject(in);
-    if (rc) return rc;
-    uint64_t s = tail_sum(src, vec_bytes, bytes);
-    for (size_t g = 0; vec_bytes > 0 && g < b->groups; g++)
-        s += b->host_sums[g];
-    *sum = s;
-    return 0;
+    return rc;
 }
 
 int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes)
@@ -328,7 +358,6 @@ int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes)
     uint64_t vec_bytes = bytes / 16 * 16;
     cl_int err = CL_SUCCESS;
     cl_mem in = NULL, out = NULL;
-    size_t global = launch_global(b), local = b->wg;
     int rc = 0;
     size_t want = (size_t)(vec_bytes < b->chunk ? vec_bytes : b->chunk);
     if (!b->in_place && (ensure(b, &b->dev_x, &b->dev_x_size, want, CL_MEM_READ_ONLY) ||
@@ -350,14 +379,7 @@ int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes)
                                        NULL);
             if ((rc = cl_check(err, "clEnqueueWriteBuffer"))) break;
         }
-        cl_ulong n = len / 16, pi = per_item(b, n);
-        err = clSetKernelArg(b->copy, 0, sizeof in, &in);
-        err |= clSetKernelArg(b->copy, 1, sizeof out, &out);
-        err |= clSetKernelArg(b->copy, 2, sizeof n, &n);
-        err |= clSetKernelArg(b->copy, 3, sizeof pi, &pi);
-        if ((rc = cl_check(err, "clSetKernelArg"))) break;
-        err = clEnqueueNDRangeKernel(b->queue, b->copy, 1, NULL, &global, &local, 0, NULL, NULL);
-        if ((rc = cl_check(err, "clEnqueueNDRangeKernel(stream_copy)"))) break;
+        if ((rc = launch_copy(b, in, out, len))) break;
         if (b->in_place) {
             /* Map and unmap: what makes the device's writes visible in host memory by the spec
              * (free on CPU devices, where the buffer is that memory). */
@@ -382,5 +404,37 @@ int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes)
     }
     for (uint64_t i = vec_bytes; i < bytes; i++)
         dst[i] = (unsigned char)(src[i] ^ 0x5A);
+    return rc;
+}
+
+/* ---- Device buffers: the baselines of the cl_mem rows ---------------------------------------- */
+
+void bench_cl_objects(const bench_cl *b, cl_context *context, cl_device_id *device,
+                      cl_command_queue *queue)
+{
+    *context = b->context;
+    *device = b->device;
+    *queue = b->queue;
+}
+
+uint64_t bench_cl_max_alloc(const bench_cl *b)
+{
+    return b->max_alloc;
+}
+
+int bench_cl_read_mem(bench_cl *b, cl_mem x, const void *host_x, uint64_t bytes, uint64_t *sum)
+{
+    uint64_t vec_bytes = bytes / 16 * 16;
+    int rc = vec_bytes > 0 ? launch_read(b, x, vec_bytes, 0) : 0;
+    if (rc == 0) rc = total_sum(b, host_x, vec_bytes, bytes, sum);
+    clFinish(b->queue);
+    return rc;
+}
+
+int bench_cl_copy_mem(bench_cl *b, cl_mem x, cl_mem y, uint64_t bytes)
+{
+    uint64_t vec_bytes = bytes / 16 * 16;
+    int rc = vec_bytes > 0 ? launch_copy(b, x, y, vec_bytes) : 0;
+    if (rc == 0) rc = cl_check(clFinish(b->queue), "clFinish");
     return rc;
 }

@@ -24,6 +24,8 @@ static const char *verdict(const bench_row *r)
     }
 }
 
+#define CLMEM_BASELINE "the same kernels on the device buffers (no host copies)"
+
 static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -69,6 +71,11 @@ static void report_json(const bench_opts *o, const bench_env *e, const bench_row
         fprintf(f, "null");
     fprintf(f, ", \"cpu\": ");
     json_string(f, e->ctx[BK_CPU] ? clmax_context_device_name(e->ctx[BK_CPU]) : "");
+    fprintf(f, ", \"cl_mem\": ");
+    if (e->ctx[BK_CLMEM])
+        json_string(f, clmax_context_device_name(e->ctx[BK_CLMEM]));
+    else
+        fprintf(f, "null");
     fprintf(f, "},\n  \"baselines\": {\"opencl\": ");
     if (e->cl)
         json_string(f, bench_cl_describe(e->cl));
@@ -76,8 +83,13 @@ static void report_json(const bench_opts *o, const bench_env *e, const bench_row
         fprintf(f, "null");
     fprintf(f,
             ", \"cpu\": \"%d threads summing 64-bit words (read+write: x ^ c, streaming "
-            "stores)\"},\n  \"rows\": [",
+            "stores)\", \"cl_mem\": ",
             e->cpu_threads);
+    if (e->ctx[BK_CLMEM])
+        json_string(f, CLMEM_BASELINE);
+    else
+        fprintf(f, "null");
+    fprintf(f, "},\n  \"rows\": [");
     for (int i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         fprintf(f, "%s\n    {\"kind\": \"%s\", \"class\": %d, \"case\": ", i ? "," : "",
@@ -147,6 +159,9 @@ static void report_table(const bench_opts *o, const bench_env *e, const bench_ro
         fprintf(f, "opencl: %s\n        baseline: %s\n",
                 clmax_context_device_name(e->ctx[BK_OPENCL]),
                 e->cl ? bench_cl_describe(e->cl) : "none");
+    if (e->ctx[BK_CLMEM] && o->backends[BK_CLMEM])
+        fprintf(f, "cl_mem: %s, the enqueue API\n        baseline: %s\n",
+                clmax_context_device_name(e->ctx[BK_CLMEM]), CLMEM_BASELINE);
     if (e->ctx[BK_CPU] && o->backends[BK_CPU])
         fprintf(f,
                 "cpu:    %s\n        baseline: %d threads summing 64-bit words (read+write: "

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *const bench_backend_names[BK_COUNT] = {"opencl", "cl_mem", "cpu"};
+
 double bench_now(void)
 {
     struct timespec ts;
