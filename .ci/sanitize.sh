@@ -28,7 +28,7 @@ BUILD=build-asan
 TAG=sanitize
 # shellcheck source=common.sh
 source .ci/common.sh
-LABELS=${SANITIZE_LABELS:-'unit|onnx|cli|example'}
+LABELS=${SANITIZE_LABELS:-'unit|onnx|cli|example|bench'}
 JOBS=$(nproc)
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Runs clmax-bench on small inputs and checks what it reports (never its timings).
+
+usage: check_bench.py CLMAX_BENCH CASE
+
+Cases:
+  throughput  classes 1-7 at --size=1 on every backend there is, JSON: every expected row is
+              there, none failed, every figure is positive and finite, and the bench itself found
+              the backends' outputs identical (it exits 1 on a mismatch).
+  latency     class 8, JSON: the warm-latency and first-call rows are there and did not fail.
+  csv         --csv has one line per row of --json, with the same columns throughout.
+  usage       bad options exit 2 naming the option; --help and --version exit 0.
+
+CLMAX_REQUIRE_OPENCL=1 makes rows of the OpenCL backends (opencl, cl_mem) required; without it
+they are checked when the bench found a device. Exit status: 0 pass, 1 fail.
+"""
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+BACKENDS_CL = ("opencl", "cl_mem")
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(bench, args, want_rc=0):
+    cmd = [bench] + args
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=600)
+    if p.returncode != want_rc:
+        fail("%s: exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s"
+             % (" ".join(cmd), p.returncode, want_rc, p.stdout[-4000:], p.stderr[-4000:]))
+    return p
+
+
+def bench_json(bench, args):
+    p = run(bench, args + ["--json", "--quiet"])
+    try:
+        return json.loads(p.stdout)
+    except ValueError as e:
+        fail("--json output is not JSON (%s):\n%s" % (e, p.stdout[:2000]))
+
+
+def backends_of(doc):
+    have = ["cpu"]
+    for b in BACKENDS_CL:
+        if doc["devices"].get(b) is not None:
+            have.append(b)
+    if os.environ.get("CLMAX_REQUIRE_OPENCL") == "1":
+        for b in BACKENDS_CL:
+            if b not in have:
+                fail("CLMAX_REQUIRE_OPENCL=1 but the bench reports no %s device" % b)
+    return have
+
+
+def positive(row, key):
+    v = row.get(key)
+    if not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+        fail("row %s: %s is %r" % (row, key, v))
+
+
+# (class, case, op) of the throughput rows, float32 unless typed; the cl_mem backend has no
+# max+idx rows (max_with_indices has no enqueue form), the chunked row is OpenCL only.
+def expected_throughput(backends):
+    rows = []
+    shapes = ["long rows", "short rows", "strided", "middle axis", "one vector"]
+    for c, name in enumerate(shapes, start=1):
+        rows += [(c, name, "argmax", "float32", b) for b in backends]
+        if c in (1, 3):
+            rows += [(c, name + " +values", "max+idx", "float32", b)
+                     for b in backends if b != "cl_mem"]
+        if c == 1 and "opencl" in backends:
+            rows.append((1, "chunked", "argmax", "float32", "opencl"))
+    for name in ("hardmax last axis", "hardmax axis 0"):
+        rows += [(6, name, "hardmax", "float32", b) for b in backends]
+    for t in ("uint8", "float16", "bfloat16", "int64"):
+        for name in shapes:
+            rows += [(7, name, "argmax", t, b) for b in backends]
+    return rows
+
+
+def case_throughput(bench):
+    doc = bench_json(bench, ["--size=1", "--reps=1", "--class=1,2,3,4,5,6,7", "--chunked"])
+    backends = backends_of(doc)
+    rows = doc["rows"]
+    got = sorted((r["class"], r["case"], r["op"], r["type"], r["backend"]) for r in rows)
+    want = sorted(expected_throughput(backends))
+    if got != want:
+        fail("rows differ from the expected set:\n  missing %s\n  extra %s"
+             % (sorted(set(want) - set(got)), sorted(set(got) - set(want))))
+    for r in rows:
+        if r["kind"] != "throughput" or r["failed"]:
+            fail("row failed or of the wrong kind: %s" % r)
+        for key in ("op_seconds", "baseline_seconds", "op_gbs", "baseline_gbs", "ratio",
+                    "target_ratio"):
+            positive(r, key)
+        if r["bytes"] <= 0 or not isinstance(r["meets_target"], bool):
+            fail("row %s" % r)
+    print("ok: %d throughput rows on %s" % (len(rows), ", ".join(backends)))
+
+
+def case_latency(bench):
+    doc = bench_json(bench, ["--class=8", "--reps=1", "--spawns=1"])
+    backends = backends_of(doc)
+    rows = doc["rows"]
+    got = sorted((r["kind"], r["case"], r["shape"], r["backend"]) for r in rows)
+    want = [("latency", "latency (warm)", s, b) for s in ("[1,1000]", "[8,32000]")
+            for b in backends]
+    want.append(("first_call", "first call", "[1,1000]", "cpu"))
+    if "opencl" in backends:
+        want += [("first_call", "first call, no caches", "[1,1000]", "opencl"),
+                 ("first_call", "first call, caches warm", "[1,1000]", "opencl")]
+    if got != sorted(want):
+        fail("rows differ from the expected set:\n  got %s\n  want %s" % (got, sorted(want)))
+    for r in rows:
+        if r["failed"]:
+            fail("row failed: %s" % r)
+        positive(r, "seconds")
+    print("ok: %d latency rows on %s" % (len(rows), ", ".join(backends)))
+
+
+def case_csv(bench):
+    args = ["--size=1", "--reps=1", "--class=2,6", "--quiet"]
+    doc = bench_json(bench, args)
+    text = run(bench, args + ["--csv"]).stdout
+    table = list(csv.reader(text.splitlines()))
+    if not table or table[0][:3] != ["kind", "class", "case"]:
+        fail("no CSV header:\n%s" % text[:500])
+    if len(table) - 1 != len(doc["rows"]):
+        fail("%d CSV rows, %d JSON rows" % (len(table) - 1, len(doc["rows"])))
+    header = table[0]
+    for line, r in zip(table[1:], doc["rows"]):
+        if len(line) != len(header):
+            fail("CSV line of %d fields, header %d: %s" % (len(line), len(header), line))
+        fields = dict(zip(header, line))
+        for key in ("case", "type", "shape", "backend"):
+            if fields[key] != str(r[key]):
+                fail("CSV %s %r, JSON %r" % (key, fields[key], r[key]))
+    print("ok: %d CSV rows" % (len(table) - 1))
+
+
+def case_usage(bench):
+    for bad in ("--class=9", "--class=", "--backend=gpu", "--backend=cpu,", "--size=0",
+                "--reps=0", "--threads=-1", "--chunk-bytes=0", "--spawns=0", "--nope"):
+        p = run(bench, [bad], want_rc=2)
+        if bad not in p.stderr:
+            fail("%s: the message does not name the option:\n%s" % (bad, p.stderr))
+    if "usage: clmax-bench" not in run(bench, ["--help"]).stdout:
+        fail("--help prints no usage")
+    if not run(bench, ["--version"]).stdout.startswith("clmax-bench "):
+        fail("--version prints no version")
+    print("ok: usage")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    bench, case = sys.argv[1], sys.argv[2]
+    cases = {"throughput": case_throughput, "latency": case_latency, "csv": case_csv,
+             "usage": case_usage}
+    if case not in cases:
+        print("unknown case %s" % case)
+        return 2
+    cases[case](bench)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
