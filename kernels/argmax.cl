@@ -742,3 +742,31 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
         FINISH(m, j0 + bi, r0 + r, 0);
     }
 }
+
+/* Hardmax's zeros on CPU devices, before the ones: bytes [off, off + n) of y. clEnqueueFillBuffer
+ * filled them on one thread there (PoCL), at about half the speed of this kernel on all cores. The
+ * whole 16-byte words of the range go per consecutive words to a work-item (long runs, as CPU
+ * devices want), grid-stride; work-item 0 also writes the bytes before the first whole word and
+ * after the last. Buffers start at CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least 16 bytes), so the words
+ * are aligned. */
+__kernel void fill_zero(__global uchar *y, ulong off, ulong n, ulong per)
+{
+    const ulong end = off + n, a0 = (off + 15) & ~(ulong)15, a1 = end & ~(ulong)15;
+    const ulong gid = get_global_id(0), step = get_global_size(0) * per;
+    if (a0 < a1) {
+        __global uint4 *w = (__global uint4 *)(y + a0);
+        const ulong words = (a1 - a0) / 16;
+        for (ulong b = gid * per; b < words; b += step) {
+            const ulong e = b + per < words ? b + per : words;
+            for (ulong i = b; i < e; i++)
+                w[i] = (uint4)(0, 0, 0, 0);
+        }
+    }
+    if (gid == 0) {
+        const ulong head = a0 < end ? a0 : end;
+        for (ulong i = off; i < head; i++)
+            y[i] = 0;
+        for (ulong i = a1 > head ? a1 : head; i < end; i++)
+            y[i] = 0;
+    }
+}

@@ -212,6 +212,28 @@ static void wait_list_free(cl_event *list, const cl_event *stack)
     if (list != stack) free(list);
 }
 
+/* Zeroes bytes [off, off + n) of y after the wait list: Hardmax's output before the kernel writes
+ * the ones. CPU devices (as planned: CLMAX_PLAN applies) run the program's fill_zero kernel over
+ * all cores, 128 work-items per compute unit in long runs; other devices clEnqueueFillBuffer. */
+static cl_int enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl_mem y, size_t off,
+                            size_t n, cl_uint nlist, const cl_event *list, cl_event *done)
+{
+    if (!cl->info.is_cpu) {
+        const cl_uchar zero = 0;
+        return CL(EnqueueFillBuffer)(cl->queue, y, &zero, 1, off, n, nlist, nlist ? list : NULL,
+                                     done);
+    }
+    size_t global = 128 * (size_t)cl->info.compute_units;
+    cl_ulong o = off, len = n, words = n / 16 + 1, per = (words + global - 1) / global;
+    cl_int err = CL(SetKernelArg)(prog->fill_zero, 0, sizeof y, &y);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 1, sizeof o, &o);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 2, sizeof len, &len);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 3, sizeof per, &per);
+    if (err != CL_SUCCESS) return err;
+    return CL(EnqueueNDRangeKernel)(cl->queue, prog->fill_zero, 1, NULL, &global, NULL, nlist,
+                                    nlist ? list : NULL, done);
+}
+
 /* The common path of both operators, with the lock held. mode says what y receives. */
 static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, cl_mem x,
                                    size_t x_offset, cl_mem y, size_t y_offset, size_t y_bytes,
@@ -258,11 +280,11 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
     if (st != CLMAX_OK) return st;
     cl_event filled = NULL, done = NULL;
     if (mode == CLMAX_OUT_HARDMAX) {
-        const cl_uchar zero = 0;
-        cl_int err = CL(EnqueueFillBuffer)(cl->queue, y, &zero, 1, y_offset, y_bytes, nlist,
-                                           nlist ? list : NULL, &filled);
+        cl_int err = enqueue_zeros(cl, prog, y, y_offset, y_bytes, nlist, list, &filled);
         wait_list_free(list, stack);
-        if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueFillBuffer", err);
+        if (err != CL_SUCCESS)
+            return clmax_cl_fail(
+                cl->info.is_cpu ? "clEnqueueNDRangeKernel(fill_zero)" : "clEnqueueFillBuffer", err);
         list = &filled;
         nlist = 1;
     }

@@ -20,7 +20,7 @@ typedef enum clmax_out_mode {
 typedef struct clmax_cl_program {
     char options[320];
     cl_program program;
-    cl_kernel rows_wi, rows_wg, strided, combine, rows_vec, strided_blk, rows_short;
+    cl_kernel rows_wi, rows_wg, strided, combine, rows_vec, strided_blk, rows_short, fill_zero;
 } clmax_cl_program;
 
 struct clmax_cl {
