@@ -215,23 +215,26 @@ static void wait_list_free(cl_event *list, const cl_event *stack)
 /* Zeroes bytes [off, off + n) of y after the wait list: Hardmax's output before the kernel writes
  * the ones. CPU devices (as planned: CLMAX_PLAN applies) run the program's fill_zero kernel over
  * all cores, 128 work-items per compute unit in long runs; other devices clEnqueueFillBuffer. */
-static cl_int enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl_mem y, size_t off,
-                            size_t n, cl_uint nlist, const cl_event *list, cl_event *done)
+static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl_mem y, size_t off,
+                                  size_t n, cl_uint nlist, const cl_event *list, cl_event *done)
 {
+    cl_int err;
     if (!cl->info.is_cpu) {
         const cl_uchar zero = 0;
-        return CL(EnqueueFillBuffer)(cl->queue, y, &zero, 1, off, n, nlist, nlist ? list : NULL,
-                                     done);
+        err =
+            CL(EnqueueFillBuffer)(cl->queue, y, &zero, 1, off, n, nlist, nlist ? list : NULL, done);
+        return err == CL_SUCCESS ? CLMAX_OK : clmax_cl_fail("clEnqueueFillBuffer", err);
     }
     size_t global = 128 * (size_t)cl->info.compute_units;
     cl_ulong o = off, len = n, words = n / 16 + 1, per = (words + global - 1) / global;
-    cl_int err = CL(SetKernelArg)(prog->fill_zero, 0, sizeof y, &y);
+    err = CL(SetKernelArg)(prog->fill_zero, 0, sizeof y, &y);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 1, sizeof o, &o);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 2, sizeof len, &len);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 3, sizeof per, &per);
-    if (err != CL_SUCCESS) return err;
-    return CL(EnqueueNDRangeKernel)(cl->queue, prog->fill_zero, 1, NULL, &global, NULL, nlist,
-                                    nlist ? list : NULL, done);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(fill_zero)", err);
+    err = CL(EnqueueNDRangeKernel)(cl->queue, prog->fill_zero, 1, NULL, &global, NULL, nlist,
+                                   nlist ? list : NULL, done);
+    return err == CL_SUCCESS ? CLMAX_OK : clmax_cl_fail("clEnqueueNDRangeKernel(fill_zero)", err);
 }
 
 /* The common path of both operators, with the lock held. mode says what y receives. */
@@ -280,11 +283,9 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
     if (st != CLMAX_OK) return st;
     cl_event filled = NULL, done = NULL;
     if (mode == CLMAX_OUT_HARDMAX) {
-        cl_int err = enqueue_zeros(cl, prog, y, y_offset, y_bytes, nlist, list, &filled);
+        st = enqueue_zeros(cl, prog, y, y_offset, y_bytes, nlist, list, &filled);
         wait_list_free(list, stack);
-        if (err != CL_SUCCESS)
-            return clmax_cl_fail(
-                cl->info.is_cpu ? "clEnqueueNDRangeKernel(fill_zero)" : "clEnqueueFillBuffer", err);
+        if (st != CLMAX_OK) return st;
         list = &filled;
         nlist = 1;
     }

@@ -102,6 +102,8 @@ uint64_t bench_cpu_read(const void *x, uint64_t bytes, int threads);
 void bench_cpu_copy(const void *x, void *y, uint64_t bytes, int threads);
 
 /* ---- probe_cl.c: the OpenCL device's practical limit ---- */
+/* 0 on CL_SUCCESS; else prints "<call> failed (<err>)" and returns 1. */
+int bench_cl_check(cl_int err, const char *call);
 typedef struct bench_cl bench_cl;
 /* Finds the OpenCL device of ctx (an OpenCL clmax context) and builds the probe kernels on it.
  * selector: the selector the context was made with (NULL: the environment's or none). On failure

@@ -24,13 +24,6 @@ struct bench_clmem {
     int held_gen;
 };
 
-static int cl_ok(cl_int err, const char *call)
-{
-    if (err == CL_SUCCESS) return 1;
-    fprintf(stderr, "clmax-bench: cl_mem rows: %s failed (%d)\n", call, (int)err);
-    return 0;
-}
-
 bench_clmem *bench_clmem_create(bench_cl *cl, const bench_opts *o)
 {
     bench_clmem *m = calloc(1, sizeof *m);
@@ -83,15 +76,16 @@ int bench_clmem_prepare(bench_clmem *m, uint64_t size, const void *x, uint64_t b
         m->held = NULL;
         cl_int err;
         m->x = clCreateBuffer(m->context, CL_MEM_READ_WRITE, (size_t)size, NULL, &err);
-        if (!cl_ok(err, "clCreateBuffer(input)")) return 1;
+        if (bench_cl_check(err, "clCreateBuffer(input)")) return 1;
         m->y = clCreateBuffer(m->context, CL_MEM_READ_WRITE, (size_t)size, NULL, &err);
-        if (!cl_ok(err, "clCreateBuffer(output)")) return 1;
+        if (bench_cl_check(err, "clCreateBuffer(output)")) return 1;
         m->size = size;
     }
     if (m->held == x && m->held_bytes == bytes && m->held_gen == gen) return 0;
     m->held = NULL;
-    if (!cl_ok(clEnqueueWriteBuffer(m->queue, m->x, CL_TRUE, 0, (size_t)bytes, x, 0, NULL, NULL),
-               "clEnqueueWriteBuffer(input)"))
+    if (bench_cl_check(
+            clEnqueueWriteBuffer(m->queue, m->x, CL_TRUE, 0, (size_t)bytes, x, 0, NULL, NULL),
+            "clEnqueueWriteBuffer(input)"))
         return 1;
     m->held = x;
     m->held_bytes = bytes;
@@ -125,15 +119,12 @@ clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d,
     if (st != CLMAX_OK) return st;
     cl_int err = clWaitForEvents(1, &done);
     clReleaseEvent(done);
-    if (err != CL_SUCCESS) {
-        fprintf(stderr, "clmax-bench: cl_mem rows: clWaitForEvents failed (%d)\n", (int)err);
-        return CLMAX_ERROR_OPENCL;
-    }
-    return CLMAX_OK;
+    return bench_cl_check(err, "clWaitForEvents") ? CLMAX_ERROR_OPENCL : CLMAX_OK;
 }
 
 int bench_clmem_download(bench_clmem *m, void *y, uint64_t bytes)
 {
-    return !cl_ok(clEnqueueReadBuffer(m->queue, m->y, CL_TRUE, 0, (size_t)bytes, y, 0, NULL, NULL),
-                  "clEnqueueReadBuffer(output)");
+    return bench_cl_check(
+        clEnqueueReadBuffer(m->queue, m->y, CL_TRUE, 0, (size_t)bytes, y, 0, NULL, NULL),
+        "clEnqueueReadBuffer(output)");
 }

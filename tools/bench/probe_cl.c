@@ -80,10 +80,10 @@ struct bench_cl {
     char describe[160];
 };
 
-static int cl_check(cl_int err, const char *call)
+int bench_cl_check(cl_int err, const char *call)
 {
     if (err == CL_SUCCESS) return 0;
-    fprintf(stderr, "clmax-bench: OpenCL probe: %s failed (%d)\n", call, (int)err);
+    fprintf(stderr, "clmax-bench: OpenCL: %s failed (%d)\n", call, (int)err);
     return 1;
 }
 
@@ -182,12 +182,12 @@ bench_cl *bench_cl_create(clmax_context *ctx, const char *selector)
              b->groups, b->wg);
 
     b->context = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    if (cl_check(err, "clCreateContext")) goto fail;
+    if (bench_cl_check(err, "clCreateContext")) goto fail;
     b->queue = clCreateCommandQueue(b->context, dev, 0, &err);
-    if (cl_check(err, "clCreateCommandQueue")) goto fail;
+    if (bench_cl_check(err, "clCreateCommandQueue")) goto fail;
     const char *src = probe_source;
     b->program = clCreateProgramWithSource(b->context, 1, &src, NULL, &err);
-    if (cl_check(err, "clCreateProgramWithSource")) goto fail;
+    if (bench_cl_check(err, "clCreateProgramWithSource")) goto fail;
     char opts[64];
     /* CPU devices prefetch as the library's kernels do there (PF_BYTES); GPUs do not. */
     snprintf(opts, sizeof opts, "-DWG=%zu -DPF=%u", b->wg, b->is_cpu ? bench_probe_prefetch() : 0);
@@ -199,11 +199,11 @@ bench_cl *bench_cl_create(clmax_context *ctx, const char *selector)
         goto fail;
     }
     b->read = clCreateKernel(b->program, "stream_read", &err);
-    if (cl_check(err, "clCreateKernel(stream_read)")) goto fail;
+    if (bench_cl_check(err, "clCreateKernel(stream_read)")) goto fail;
     b->copy = clCreateKernel(b->program, "stream_copy", &err);
-    if (cl_check(err, "clCreateKernel(stream_copy)")) goto fail;
+    if (bench_cl_check(err, "clCreateKernel(stream_copy)")) goto fail;
     b->sums = clCreateBuffer(b->context, CL_MEM_READ_WRITE, b->groups * 8, NULL, &err);
-    if (cl_check(err, "clCreateBuffer(sums)")) goto fail;
+    if (bench_cl_check(err, "clCreateBuffer(sums)")) goto fail;
     b->host_sums = calloc(b->groups, 8);
     if (b->host_sums == NULL) goto fail;
     return b;
@@ -240,7 +240,7 @@ static int ensure(bench_cl *b, cl_mem *m, size_t *have, size_t want, cl_mem_flag
     cl_int err;
     *m = clCreateBuffer(b->context, flags, want, NULL, &err);
     *have = *m ? want : 0;
-    return cl_check(err, "clCreateBuffer");
+    return bench_cl_check(err, "clCreateBuffer");
 }
 
 static size_t launch_global(const bench_cl *b)
@@ -281,9 +281,9 @@ static int launch_read(bench_cl *b, cl_mem in, uint64_t len, int accum)
     err |= clSetKernelArg(b->read, 2, sizeof pi, &pi);
     err |= clSetKernelArg(b->read, 3, sizeof acc, &acc);
     err |= clSetKernelArg(b->read, 4, sizeof b->sums, &b->sums);
-    if (cl_check(err, "clSetKernelArg")) return 1;
+    if (bench_cl_check(err, "clSetKernelArg")) return 1;
     err = clEnqueueNDRangeKernel(b->queue, b->read, 1, NULL, &global, &local, 0, NULL, NULL);
-    return cl_check(err, "clEnqueueNDRangeKernel(stream_read)");
+    return bench_cl_check(err, "clEnqueueNDRangeKernel(stream_read)");
 }
 
 /* One launch of stream_copy: out = in ^ constant over len bytes (a multiple of 16). */
@@ -295,18 +295,18 @@ static int launch_copy(bench_cl *b, cl_mem in, cl_mem out, uint64_t len)
     err |= clSetKernelArg(b->copy, 1, sizeof out, &out);
     err |= clSetKernelArg(b->copy, 2, sizeof n, &n);
     err |= clSetKernelArg(b->copy, 3, sizeof pi, &pi);
-    if (cl_check(err, "clSetKernelArg")) return 1;
+    if (bench_cl_check(err, "clSetKernelArg")) return 1;
     err = clEnqueueNDRangeKernel(b->queue, b->copy, 1, NULL, &global, &local, 0, NULL, NULL);
-    return cl_check(err, "clEnqueueNDRangeKernel(stream_copy)");
+    return bench_cl_check(err, "clEnqueueNDRangeKernel(stream_copy)");
 }
 
 /* Reads the work-groups' sums back (blocking) and adds the host's sum of bytes [from, bytes). */
 static int total_sum(bench_cl *b, const unsigned char *src, uint64_t from, uint64_t bytes,
                      uint64_t *sum)
 {
-    if (from > 0 && cl_check(clEnqueueReadBuffer(b->queue, b->sums, CL_TRUE, 0, b->groups * 8,
-                                                 b->host_sums, 0, NULL, NULL),
-                             "clEnqueueReadBuffer(sums)"))
+    if (from > 0 && bench_cl_check(clEnqueueReadBuffer(b->queue, b->sums, CL_TRUE, 0, b->groups * 8,
+                                                       b->host_sums, 0, NULL, NULL),
+                                   "clEnqueueReadBuffer(sums)"))
         return 1;
     uint64_t s = tail_sum(src, from, bytes);
     for (size_t g = 0; from > 0 && g < b->groups; g++)
@@ -332,17 +332,17 @@ int bench_cl_read(bench_cl *b, const void *x, uint64_t bytes, uint64_t *sum)
             if (in) clReleaseMemObject(in);
             in = clCreateBuffer(b->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, (size_t)len,
                                 (void *)(src + off), &err);
-            if ((rc = cl_check(err, "clCreateBuffer(USE_HOST_PTR)"))) break;
+            if ((rc = bench_cl_check(err, "clCreateBuffer(USE_HOST_PTR)"))) break;
         } else {
             in = b->dev_x;
             err = clEnqueueWriteBuffer(b->queue, in, CL_FALSE, 0, (size_t)len, src + off, 0, NULL,
                                        NULL);
-            if ((rc = cl_check(err, "clEnqueueWriteBuffer"))) break;
+            if ((rc = bench_cl_check(err, "clEnqueueWriteBuffer"))) break;
         }
         if ((rc = launch_read(b, in, len, accum))) break;
         if (b->in_place) {
             /* The library waits before it lets go of a chunk over caller memory; so do we. */
-            if ((rc = cl_check(clFinish(b->queue), "clFinish"))) break;
+            if ((rc = bench_cl_check(clFinish(b->queue), "clFinish"))) break;
         }
     }
     if (rc == 0) rc = total_sum(b, src, vec_bytes, bytes, sum);
@@ -368,16 +368,16 @@ int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes)
         if (b->in_place) {
             in = clCreateBuffer(b->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, (size_t)len,
                                 (void *)(src + off), &err);
-            if ((rc = cl_check(err, "clCreateBuffer(USE_HOST_PTR)"))) break;
+            if ((rc = bench_cl_check(err, "clCreateBuffer(USE_HOST_PTR)"))) break;
             out = clCreateBuffer(b->context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, (size_t)len,
                                  dst + off, &err);
-            if ((rc = cl_check(err, "clCreateBuffer(USE_HOST_PTR)"))) break;
+            if ((rc = bench_cl_check(err, "clCreateBuffer(USE_HOST_PTR)"))) break;
         } else {
             in = b->dev_x;
             out = b->dev_y;
             err = clEnqueueWriteBuffer(b->queue, in, CL_FALSE, 0, (size_t)len, src + off, 0, NULL,
                                        NULL);
-            if ((rc = cl_check(err, "clEnqueueWriteBuffer"))) break;
+            if ((rc = bench_cl_check(err, "clEnqueueWriteBuffer"))) break;
         }
         if ((rc = launch_copy(b, in, out, len))) break;
         if (b->in_place) {
@@ -385,16 +385,16 @@ int bench_cl_copy(bench_cl *b, const void *x, void *y, uint64_t bytes)
              * (free on CPU devices, where the buffer is that memory). */
             void *m = clEnqueueMapBuffer(b->queue, out, CL_TRUE, CL_MAP_READ, 0, (size_t)len, 0,
                                          NULL, NULL, &err);
-            if ((rc = cl_check(err, "clEnqueueMapBuffer"))) break;
+            if ((rc = bench_cl_check(err, "clEnqueueMapBuffer"))) break;
             clEnqueueUnmapMemObject(b->queue, out, m, 0, NULL, NULL);
-            if ((rc = cl_check(clFinish(b->queue), "clFinish"))) break;
+            if ((rc = bench_cl_check(clFinish(b->queue), "clFinish"))) break;
             clReleaseMemObject(in);
             clReleaseMemObject(out);
             in = out = NULL;
         } else {
             err = clEnqueueReadBuffer(b->queue, out, CL_FALSE, 0, (size_t)len, dst + off, 0, NULL,
                                       NULL);
-            if ((rc = cl_check(err, "clEnqueueReadBuffer"))) break;
+            if ((rc = bench_cl_check(err, "clEnqueueReadBuffer"))) break;
         }
     }
     clFinish(b->queue);
@@ -435,6 +435,6 @@ int bench_cl_copy_mem(bench_cl *b, cl_mem x, cl_mem y, uint64_t bytes)
 {
     uint64_t vec_bytes = bytes / 16 * 16;
     int rc = vec_bytes > 0 ? launch_copy(b, x, y, vec_bytes) : 0;
-    if (rc == 0) rc = cl_check(clFinish(b->queue), "clFinish");
+    if (rc == 0) rc = bench_cl_check(clFinish(b->queue), "clFinish");
     return rc;
 }
