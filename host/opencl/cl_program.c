@@ -170,13 +170,13 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
     int n = snprintf(
         options, sizeof options,
         "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
-        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d",
+        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d",
         raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode,
         (int)clmax_lane_block(es), min ? 1 : 0, is_float, all,
         es <= 2   ? 16
         : es == 4 ? 8
                   : 4,
-        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, cl->info.is_cpu ? CLMAX_CPU_PREFETCH : 0);
+        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, cl->info.is_cpu ? CLMAX_CPU_PREFETCH : 0, cl->info.is_cpu);
     if (mode == CLMAX_OUT_HARDMAX)
         snprintf(options + n, sizeof options - (size_t)n, " -DONE_BITS=0x%lXul", one_bits(type));
     for (int i = 0; i < cl->nprograms; i++) {
