@@ -10,6 +10,9 @@ Cases:
   latency     class 8, JSON: the warm-latency and first-call rows are there and did not fail.
   csv         --csv has one line per row of --json, with the same columns throughout.
   usage       bad options exit 2 naming the option; --help and --version exit 0.
+  too_large   --size above the OpenCL device's largest buffer (PoCL limited to 256 MiB buffers
+              with POCL_MEMORY_LIMIT=1): the cl_mem rows are left out with a note, not failed, and
+              the opencl rows (chunked by the library) and cpu rows run; exit status 0.
 
 CLMAX_REQUIRE_OPENCL=1 makes rows of the OpenCL backends (opencl, cl_mem) required; without it
 they are checked when the bench found a device. Exit status: 0 pass, 1 fail.
@@ -158,13 +161,35 @@ def case_usage(bench):
     print("ok: usage")
 
 
+def case_too_large(bench):
+    env = dict(os.environ, POCL_MEMORY_LIMIT="1")
+    cmd = [bench, "--size=257", "--reps=1", "--class=5", "--json", "--quiet"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=600, env=env)
+    if p.returncode != 0:
+        fail("%s: exit status %d\nstderr:\n%s" % (" ".join(cmd), p.returncode, p.stderr[-4000:]))
+    doc = json.loads(p.stdout)
+    backends = backends_of(doc)
+    device = doc["devices"].get("cl_mem") or ""
+    noted = "no cl_mem throughput rows: --size=257 is more than the device's largest buffer" \
+        in p.stderr
+    if device.startswith("Portable Computing Language") and not noted:
+        fail("PoCL with 256 MiB buffers, --size=257: no note on stderr:\n%s" % p.stderr)
+    rows = sorted((r["backend"], r["failed"]) for r in doc["rows"])
+    want = sorted((b, False) for b in backends if not (noted and b == "cl_mem"))
+    if rows != want:
+        fail("rows %s, expected %s" % (rows, want))
+    print("ok: %s; rows on %s" % ("cl_mem left out" if noted else "the input fits",
+                                  ", ".join(b for b, _ in rows)))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
     bench, case = sys.argv[1], sys.argv[2]
     cases = {"throughput": case_throughput, "latency": case_latency, "csv": case_csv,
-             "usage": case_usage}
+             "usage": case_usage, "too_large": case_too_large}
     if case not in cases:
         print("unknown case %s" % case)
         return 2

@@ -134,6 +134,10 @@ typedef struct bench_clmem bench_clmem;
 bench_clmem *bench_clmem_create(bench_cl *cl, const bench_opts *o);
 void bench_clmem_destroy(bench_clmem *m);
 clmax_context *bench_clmem_context(bench_clmem *m);
+/* Whether buffers of size bytes fit the device (its largest allocation): the enqueue API takes
+ * one buffer per tensor, so larger inputs have no cl_mem rows (the opencl rows stream them in
+ * chunks). */
+int bench_clmem_fits(const bench_clmem *m, uint64_t size);
 /* Makes the device input and output buffers size bytes each, and the input hold the bytes of
  * host x, copied unless they are already there (the same x, bytes and fill generation gen).
  * Returns 0, or 1 with a message (size above the device's largest buffer, an OpenCL error). */

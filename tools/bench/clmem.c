@@ -58,9 +58,14 @@ clmax_context *bench_clmem_context(bench_clmem *m)
     return m->ctx;
 }
 
+int bench_clmem_fits(const bench_clmem *m, uint64_t size)
+{
+    return size <= bench_cl_max_alloc(m->cl);
+}
+
 int bench_clmem_prepare(bench_clmem *m, uint64_t size, const void *x, uint64_t bytes, int gen)
 {
-    if (size > bench_cl_max_alloc(m->cl)) {
+    if (!bench_clmem_fits(m, size)) {
         fprintf(stderr,
                 "clmax-bench: cl_mem rows: %llu MiB is more than the device's largest buffer "
                 "(%llu MiB); use a smaller --size\n",

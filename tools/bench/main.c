@@ -245,8 +245,17 @@ int main(int argc, char **argv)
         e.clmem = bench_clmem_create(e.cl, &o);
         if (e.clmem == NULL)
             status = 1;
-        else
+        else {
             e.ctx[BK_CLMEM] = bench_clmem_context(e.clmem);
+            /* Not a failure: the enqueue API takes one buffer per tensor and the device has none
+             * this large. Class 8's cl_mem rows still run. */
+            if (!bench_clmem_fits(e.clmem, o.size_bytes))
+                fprintf(stderr,
+                        "clmax-bench: note: no cl_mem throughput rows: --size=%llu is more than "
+                        "the device's largest buffer (%llu MiB)\n",
+                        (unsigned long long)(o.size_bytes >> 20),
+                        (unsigned long long)(bench_cl_max_alloc(e.cl) >> 20));
+        }
     }
     for (const char *const *v =
              (const char *const[]){"CLMAX_DEVICE", "CLMAX_MAX_CHUNK_BYTES", "CLMAX_PLAN",

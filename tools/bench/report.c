@@ -160,8 +160,12 @@ static void report_table(const bench_opts *o, const bench_env *e, const bench_ro
                 clmax_context_device_name(e->ctx[BK_OPENCL]),
                 e->cl ? bench_cl_describe(e->cl) : "none");
     if (e->ctx[BK_CLMEM] && o->backends[BK_CLMEM])
-        fprintf(f, "cl_mem: %s, the enqueue API\n        baseline: %s\n",
-                clmax_context_device_name(e->ctx[BK_CLMEM]), CLMEM_BASELINE);
+        fprintf(f, "cl_mem: %s, the enqueue API%s\n        baseline: %s\n",
+                clmax_context_device_name(e->ctx[BK_CLMEM]),
+                bench_clmem_fits(e->clmem, o->size_bytes)
+                    ? ""
+                    : "\n        (no throughput rows: --size is more than its largest buffer)",
+                CLMEM_BASELINE);
     if (e->ctx[BK_CPU] && o->backends[BK_CPU])
         fprintf(f,
                 "cpu:    %s\n        baseline: %d threads summing 64-bit words (read+write: "
