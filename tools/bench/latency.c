@@ -173,12 +173,15 @@ int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrow
     const bench_opts *o = e->o;
     enum { MAX_ELEMS = 8 * 32000 };
     float *x = bench_alloc(MAX_ELEMS * sizeof(float));
-    int64_t *y[BK_COUNT] = {bench_alloc(8 * 8), bench_alloc(8 * 8), bench_alloc(8 * 8)};
+    int64_t *y[BK_COUNT];
+    int missing = x == NULL;
+    for (int bk = 0; bk < BK_COUNT; bk++)
+        missing |= (y[bk] = bench_alloc(8 * 8)) == NULL;
     static double t[MAX_CALLS];
     int calls = o->reps * 40, rc = 0;
     if (calls > MAX_CALLS) calls = MAX_CALLS;
     if (calls < 20) calls = 20;
-    if (x == NULL || y[0] == NULL || y[1] == NULL || y[2] == NULL) {
+    if (missing) {
         fprintf(stderr, "clmax-bench: out of memory\n");
         rc = 1;
         goto done;
