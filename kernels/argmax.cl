@@ -6,7 +6,8 @@
  *   KEY(u)  key of raw bits u          LAST   1: ties go to the largest index
  *   WG      work-group size of reduce_rows_wg (a power of two)
  *   OUT_MODE 0: write int64 indices; 1: int32 indices; 2: Hardmax, write ONE_BITS (of RAW_T) at
- *           the winner of an output already filled with zeros
+ *           the winner of an output already filled with zeros (or zeroed by the kernel itself:
+ *           FUSED_ZERO below)
  *   NT      1: a CPU device; bulk output may go out with non-temporal stores (see NT_STORE)
  *
  * A box of the canonical view [rows, n, inner] starts at x + x_off. Every (row, lane) pair
@@ -80,6 +81,49 @@
 #else
 #define NT_STORE(v, p) (*(p) = (v))
 #define NT_FENCE()
+#endif
+
+/* Hardmax on CPU devices: reduce_rows_vec and reduce_strided_blk write the zeros of the elements
+ * they read themselves (the host then enqueues no fill), so the output is written in the same pass
+ * as the input is read, like the read + write that is its limit, instead of in a pass of its own.
+ * The one of a winner is written after the zeros: by the same work-item, after NT_FENCE, or by
+ * combine, a later command. Host side: clmax_cl_fused_zeros, which must agree. */
+#if OUT_MODE == 2 && NT
+#define FUSED_ZERO 1
+/* The zeros go out in the reading loops, a few 16-byte words a step: zeroing each 2 KiB run, or
+ * each whole row, in a loop of its own after reading it gained little or lost against the
+ * separate fill (docs/PERFORMANCE.md, item 13). */
+typedef struct zrun {
+    __global uint4 *w; /* the whole 16-byte words of a run of output elements */
+    uint words;        /* how many; a run is at most a segment or a lane block */
+} zrun;
+/* Zeroes the elements of [a, a + len) of out before its first whole word and after its last, and
+ * returns the words between (buffers start at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 16 bytes,
+ * so words of the buffer are aligned). */
+zrun zero_edges(__global OUT_T *out, ulong a, ulong len)
+{
+    ulong h = a, t = a + len;
+    while (h < t && ((h * sizeof(OUT_T)) & 15))
+        out[h++] = 0;
+    while (t > h && ((t * sizeof(OUT_T)) & 15))
+        out[--t] = 0;
+    zrun z = {(__global uint4 *)(out + h), (uint)((t - h) * sizeof(OUT_T) / 16)};
+    return z;
+}
+/* Words [d, d + k) of run z, those that exist. */
+#define ZERO_WORDS(z, d, k)                                                                        \
+    for (uint zi_ = (d); zi_ < (d) + (k) && zi_ < (z).words; zi_++)                                \
+    NT_STORE((uint4)(0, 0, 0, 0), (z).w + zi_)
+/* Elements [a, a + len) of out. */
+void zero_out(__global OUT_T *out, ulong a, ulong len)
+{
+    zrun z = zero_edges(out, a, len);
+    ZERO_WORDS(z, 0, z.words);
+}
+/* Output words per vector of input (VW * sizeof(RAW_T) is 32 bytes for every Hardmax type). */
+#define ZSTEP (VW * (uint)sizeof(RAW_T) / 16)
+#else
+#define FUSED_ZERO 0
 #endif
 
 uint key_f32(uint u)
@@ -440,6 +484,10 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
     KEY_T bk = KEY(p[0]);
     ulong bi = 0;
     uint j = 1;
+#if FUSED_ZERO
+    zrun z = zero_edges(out, out_off + q * n + b, len);
+    uint zd = 0; /* words written */
+#endif
     if (len >= 2 * VW) {
         KEYV vk = VKEY(VLOAD(0, p));
         IDXV vi = LANE_IDS;
@@ -447,6 +495,10 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
             PREFETCH_AHEAD(p + j);
             KEYV k = VKEY(VLOAD(0, p + j));
             VSTEP(vk, vi, k, (IDXV)j + LANE_IDS);
+#if FUSED_ZERO
+            ZERO_WORDS(z, zd, ZSTEP);
+            zd += ZSTEP;
+#endif
         }
         bk = 0;
         bi = EMPTY_IDX;
@@ -459,6 +511,10 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
             bi = j;
         }
     }
+#if FUSED_ZERO
+    ZERO_WORDS(z, zd, z.words - min(zd, z.words));
+    NT_FENCE(); /* the zeros before the one */
+#endif
     FINISH(bk, j0 + b + bi, q, seg);
 }
 
@@ -537,6 +593,31 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         sk[l - nv * VW] = KEY(p[l]);
         si[l - nv * VW] = 0;
     }
+/* FUSED_ZERO: the zeros of the lanes of row r_ (as read; its output has the same offset), and in
+ * STRIDED_VEC4 of its four rows: ZSTEP words of each per vector, the rest after. */
+#if FUSED_ZERO
+#define ZOFF(r_) (out_off + (ulong)((r_)-x) - x_off)
+#define ZERO_ROW(r_) zero_out(out, ZOFF(r_), lanes)
+#define ZROWS_BEGIN(ra, rb)                                                                        \
+    zrun z0 = zero_edges(out, ZOFF(ra), lanes), z1 = zero_edges(out, ZOFF(ra) + inner, lanes);     \
+    zrun z2 = zero_edges(out, ZOFF(rb), lanes), z3 = zero_edges(out, ZOFF(rb) + inner, lanes)
+#define ZROWS_STEP(v)                                                                              \
+    ZERO_WORDS(z0, (v)*ZSTEP, ZSTEP);                                                              \
+    ZERO_WORDS(z1, (v)*ZSTEP, ZSTEP);                                                              \
+    ZERO_WORDS(z2, (v)*ZSTEP, ZSTEP);                                                              \
+    ZERO_WORDS(z3, (v)*ZSTEP, ZSTEP)
+#define ZROWS_END(NV)                                                                              \
+    ZERO_WORDS(z0, (NV)*ZSTEP, z0.words);                                                          \
+    ZERO_WORDS(z1, (NV)*ZSTEP, z1.words);                                                          \
+    ZERO_WORDS(z2, (NV)*ZSTEP, z2.words);                                                          \
+    ZERO_WORDS(z3, (NV)*ZSTEP, z3.words)
+#else
+#define ZERO_ROW(r_)
+#define ZROWS_BEGIN(ra, rb)
+#define ZROWS_STEP(v)
+#define ZROWS_END(NV)
+#endif
+    ZERO_ROW(p);
     /* Four rows a step, so each pair is loaded and stored once per four rows. When the lanes are
      * whole rows (inner == lanes) the reads are one sequential stream, which is prefetched;
      * blocks of longer rows are left to the hardware prefetcher. A full block has a constant
@@ -555,13 +636,18 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 /* Vectors 0 to NV - 1 of rows ra and ra + inner (relative indices ja and ja + 1), and of rows rb
  * and rb + inner (jb and jb + 1). */
 #define STRIDED_VEC4(NV, ra, ja, rb, jb)                                                           \
-    for (uint v = 0; v < (NV); v++) {                                                              \
-        KEYV k0 = VKEY(VLOAD(v, ra)), k1 = VKEY(VLOAD(v, (ra) + inner));                           \
-        KEYV k2 = VKEY(VLOAD(v, rb)), k3 = VKEY(VLOAD(v, (rb) + inner));                           \
-        SVEC_STEP(v, k0, ja);                                                                      \
-        SVEC_STEP(v, k1, (ja) + 1);                                                                \
-        SVEC_STEP(v, k2, jb);                                                                      \
-        SVEC_STEP(v, k3, (jb) + 1);                                                                \
+    {                                                                                              \
+        ZROWS_BEGIN(ra, rb);                                                                       \
+        for (uint v = 0; v < (NV); v++) {                                                          \
+            KEYV k0 = VKEY(VLOAD(v, ra)), k1 = VKEY(VLOAD(v, (ra) + inner));                       \
+            KEYV k2 = VKEY(VLOAD(v, rb)), k3 = VKEY(VLOAD(v, (rb) + inner));                       \
+            SVEC_STEP(v, k0, ja);                                                                  \
+            SVEC_STEP(v, k1, (ja) + 1);                                                            \
+            SVEC_STEP(v, k2, jb);                                                                  \
+            SVEC_STEP(v, k3, (jb) + 1);                                                            \
+            ZROWS_STEP(v);                                                                         \
+        }                                                                                          \
+        ZROWS_END(NV);                                                                             \
     }
 #define STRIDED_STEP4(NV)                                                                          \
     for (; j + 4 <= len; j += 4) {                                                                 \
@@ -598,7 +684,11 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         for (uint v = 0; v < nv; v++)
             SVEC_STEP(v, VKEY(VLOAD(v, r)), j);
         STRIDED_TAIL(r, j)
+        ZERO_ROW(r);
     }
+#if FUSED_ZERO
+    NT_FENCE(); /* the zeros before the ones */
+#endif
     for (uint v = 0; v < nv; v++) {
         KEY_T ka[VW];
         uint ia[VW];

@@ -213,8 +213,9 @@ static void wait_list_free(cl_event *list, const cl_event *stack)
 }
 
 /* Zeroes bytes [off, off + n) of y after the wait list: Hardmax's output before the kernel writes
- * the ones. CPU devices (as planned: CLMAX_PLAN applies) run the program's fill_zero kernel over
- * all cores, 128 work-items per compute unit in long runs; other devices clEnqueueFillBuffer. */
+ * the ones, where that kernel does not write the zeros itself (clmax_cl_fused_zeros). CPU devices
+ * (as planned: CLMAX_PLAN applies) run the program's fill_zero kernel over all cores, 128
+ * work-items per compute unit in long runs; other devices clEnqueueFillBuffer. */
 static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl_mem y, size_t off,
                                   size_t n, cl_uint nlist, const cl_event *list, cl_event *done)
 {
@@ -282,7 +283,7 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
     st = wait_list_with(nwait, wait, cached ? cl->scratch_event : NULL, stack, &list, &nlist);
     if (st != CLMAX_OK) return st;
     cl_event filled = NULL, done = NULL;
-    if (mode == CLMAX_OUT_HARDMAX) {
+    if (mode == CLMAX_OUT_HARDMAX && !clmax_cl_fused_zeros(cl, &pl)) {
         st = enqueue_zeros(cl, prog, y, y_offset, y_bytes, nlist, list, &filled);
         wait_list_free(list, stack);
         if (st != CLMAX_OK) return st;

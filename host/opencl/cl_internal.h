@@ -65,6 +65,11 @@ enum { CLMAX_BOX_ACCUM = 1, CLMAX_BOX_FINAL = 2 };
 /* Bytes of `part` a box needs under plan pl (0 when the axis is not split). */
 uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner);
 
+/* Whether the reduce kernel of plan pl writes the zeros of a Hardmax output itself (FUSED_ZERO in
+ * kernels/argmax.cl, which must agree: CPU devices, the kernels that read every element once), so
+ * that no fill goes before it. Only for a box that is the whole tensor (j0 0, FINAL). */
+int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl);
+
 /* Enqueues the reduce kernel of plan pl over box b (and combine when the axis is split), after the
  * events of wait; *done (if not NULL) receives the event of the last command. Call with cl->lock
  * held. */

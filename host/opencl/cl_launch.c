@@ -19,6 +19,12 @@ uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner
     return pl->nseg > 1 ? rows * inner * pl->nseg * 16 : 0;
 }
 
+int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl)
+{
+    return cl->info.is_cpu &&
+           (pl->kernel == CLMAX_KERNEL_ROWS_VEC || pl->kernel == CLMAX_KERNEL_STRIDED_BLK);
+}
+
 #define SET_ARG(k, i, v)                                                                           \
     do {                                                                                           \
         cl_int err_ = CL(SetKernelArg)(k, i, sizeof(v), &(v));                                     \

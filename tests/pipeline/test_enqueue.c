@@ -685,6 +685,38 @@ Test(enqueue, hardmax_opsets)
     env_close(&e);
 }
 
+/* Shapes that reach every part of the zeros that the reduce kernels write themselves on CPU
+ * devices (FUSED_ZERO in kernels/argmax.cl): every output byte must be written, nothing outside
+ * it (the guard bytes around y), with y at offsets that are never 16-byte aligned. On other
+ * devices these are plain Hardmax cases. */
+Test(enqueue, hardmax_zeros_in_the_reduce)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    const shape3 cases[] = {
+        {2, {3, 70001}, 1},   /* long rows, split into segments */
+        {2, {5, 100}, 1},     /* rows of 100: words left after the vector loop */
+        {3, {3, 37, 64}, 1},  /* whole lane rows of 64: 16-bit types read two streams */
+        {3, {2, 9, 40}, 1},   /* lanes past the last full vector */
+        {2, {5000, 3}, 0},    /* lanes shorter than a vector, the axis split */
+        {2, {6, 5000}, 0},    /* a lane block and a shorter one */
+        {3, {2, 2051, 16}, 1} /* split whole-row lanes */
+    };
+    int n = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++, n++) {
+            job j;
+            job_hardmax(&j, test_float_types[t], cases[c].rank, cases[c].dims, 13, cases[c].axis);
+            job_offsets(&j, 1 + 2 * (n % 3), 1 + 2 * (n % 5));
+            job_fill(&j, n % 2 ? FILL_FEW : FILL_MIXED, 800 + (uint64_t)n);
+            run_job(&e, ctx, NULL, &j, NULL);
+            job_free(&j);
+        }
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
 /* options.strategy forced on contexts made from the caller's objects. */
 Test(enqueue, forced_strategies)
 {
