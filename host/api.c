@@ -455,6 +455,14 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
     if (count == 0) return CLMAX_OK;
     CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");
 
+    /* One pass on OpenCL CPU devices where it applies; an OpenCL failure there goes on below, as
+     * a failing reduce does (in an auto context: to the CPU path). */
+    int done = 0;
+    st = clmax_cl_hardmax_in_place(ctx, &p, x, y, &done);
+    if (done && (st == CLMAX_OK || !clmax_fallback_applies(ctx, st))) return st;
+    if (done) clmax_clear_error();
+    st = CLMAX_OK;
+
     /* Winners are found a block of outer slices at a time, so the index scratch stays small. */
     uint64_t rows = HARDMAX_BLOCK_OUTPUTS / p.inner;
     if (rows == 0) rows = 1;

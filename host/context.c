@@ -148,15 +148,18 @@ void clmax_context_destroy(clmax_context *ctx)
     free(ctx);
 }
 
+int clmax_fallback_applies(const clmax_context *ctx, clmax_status st)
+{
+    return ctx->fallback && ctx->iface->reduce != clmax_cpu_reduce &&
+           (st == CLMAX_ERROR_OPENCL || st == CLMAX_ERROR_BUILD || st == CLMAX_ERROR_OUT_OF_MEMORY);
+}
+
 clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx)
 {
     clmax_status st = ctx->iface->reduce(ctx, p, x, idx);
-    if (st == CLMAX_OK || !ctx->fallback || ctx->iface->reduce == clmax_cpu_reduce) return st;
-    if (st == CLMAX_ERROR_OPENCL || st == CLMAX_ERROR_BUILD || st == CLMAX_ERROR_OUT_OF_MEMORY) {
-        clmax_clear_error();
-        return clmax_cpu_reduce(ctx, p, x, idx);
-    }
-    return st;
+    if (st == CLMAX_OK || !clmax_fallback_applies(ctx, st)) return st;
+    clmax_clear_error();
+    return clmax_cpu_reduce(ctx, p, x, idx);
 }
 
 clmax_backend clmax_context_backend(const clmax_context *ctx)

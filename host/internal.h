@@ -31,6 +31,11 @@ clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argma
 clmax_status clmax_hardmax_prepare(const clmax_tensor_desc *in, const clmax_hardmax_attrs *attrs,
                                    clmax_problem *p, uint64_t *count);
 
+/* clmax_hardmax on an OpenCL CPU device that shares memory with the host, in one pass: see
+ * host/opencl/cl_enqueue.c. *done is 0 (nothing run, nothing recorded) where it does not apply. */
+clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *p, const void *x,
+                                       void *y, int *done);
+
 /* Builds the programs of the given types (NULL: all) on an OpenCL context. */
 clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes);
 
@@ -73,6 +78,8 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
 
 /* Runs ctx's backend; in auto mode a device failure is retried on the CPU path. */
 clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx);
+/* Whether failure st of ctx's device is answered by the CPU path (an auto context). */
+int clmax_fallback_applies(const clmax_context *ctx, clmax_status st);
 
 int clmax_online_cores(void);
 

@@ -97,17 +97,17 @@ typedef struct zrun {
     __global uint4 *w; /* the whole 16-byte words of a run of output elements */
     uint words;        /* how many; a run is at most a segment or a lane block */
 } zrun;
-/* Zeroes the elements of [a, a + len) of out before its first whole word and after its last, and
- * returns the words between (buffers start at CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 16 bytes,
- * so words of the buffer are aligned). */
+/* Zeroes the elements of [a, a + len) of out before its first 16-byte aligned word and after its
+ * last, and returns the words between. Aligned by address, not by offset: a buffer over the
+ * caller's memory (CL_MEM_USE_HOST_PTR, clmax_cl_hardmax_in_place) may start anywhere. */
 zrun zero_edges(__global OUT_T *out, ulong a, ulong len)
 {
-    ulong h = a, t = a + len;
-    while (h < t && ((h * sizeof(OUT_T)) & 15))
-        out[h++] = 0;
-    while (t > h && ((t * sizeof(OUT_T)) & 15))
-        out[--t] = 0;
-    zrun z = {(__global uint4 *)(out + h), (uint)((t - h) * sizeof(OUT_T) / 16)};
+    __global OUT_T *h = out + a, *t = h + len;
+    while (h < t && ((ulong)h & 15))
+        *h++ = 0;
+    while (t > h && ((ulong)t & 15))
+        *--t = 0;
+    zrun z = {(__global uint4 *)h, (uint)((ulong)(t - h) * sizeof(OUT_T) / 16)};
     return z;
 }
 /* Words [d, d + k) of run z, those that exist. */

@@ -782,9 +782,16 @@ void check_with_indices(clmax_context *ctx, const char *what, const clmax_tensor
 void check_hardmax(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
                    const void *x, const clmax_hardmax_attrs *attrs)
 {
+    check_hardmax_shifted(ctx, what, desc, x, attrs, 0);
+}
+
+void check_hardmax_shifted(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                           const void *x, const clmax_hardmax_attrs *attrs, size_t shift)
+{
     msg m;
     msg_case(&m, "hardmax", what, desc);
     msg_hardmax_attrs(&m, attrs);
+    if (shift) msg_add(&m, ", output %zu bytes into its allocation", shift);
 
     clmax_tensor_desc want, got;
     ref_view v;
@@ -818,10 +825,10 @@ void check_hardmax(clmax_context *ctx, const char *what, const clmax_tensor_desc
     size_t es = ref_type_size(desc->type);
     uint64_t count = output_count(desc);
     size_t bytes = (size_t)count * es;
-    unsigned char *y = test_malloc(bytes + GUARD_BYTES);
+    unsigned char *base = test_malloc(shift + bytes + GUARD_BYTES), *y = base + shift;
     unsigned char *expect = test_malloc(bytes);
     void *copy = test_malloc(bytes);
-    memset(y, 0xA5, bytes + GUARD_BYTES);
+    memset(base, 0xA5, shift + bytes + GUARD_BYTES);
     if (bytes) memcpy(copy, x, bytes);
     cr_assert_eq(ref_hardmax(desc, x, attrs, expect), CLMAX_OK);
 
@@ -852,8 +859,13 @@ void check_hardmax(clmax_context *ctx, const char *what, const clmax_tensor_desc
         cr_assert_fail("%s", m.text);
     }
     check_guard(&m, y, bytes);
+    for (size_t i = 0; i < shift; i++)
+        if (base[i] != 0xA5) {
+            msg_add(&m, ": wrote before the output (%zu bytes before it)", shift - i);
+            cr_assert_fail("%s", m.text);
+        }
     check_intact(&m, x, copy, bytes);
-    free(y);
+    free(base);
     free(expect);
     free(copy);
 }

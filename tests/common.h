@@ -157,6 +157,11 @@ void check_with_indices(clmax_context *ctx, const char *what, const clmax_tensor
                         const void *x, const clmax_argmax_attrs *attrs, int min);
 void check_hardmax(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
                    const void *x, const clmax_hardmax_attrs *attrs);
+/* check_hardmax with the output shift bytes into its allocation (a multiple of the element
+ * size), so never 16-byte aligned when shift is not a multiple of 16; the bytes before it are
+ * guard bytes too. */
+void check_hardmax_shifted(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                           const void *x, const clmax_hardmax_attrs *attrs, size_t shift);
 
 /* Number of elements of a descriptor (rank 0: 1). */
 uint64_t output_count(const clmax_tensor_desc *desc);

@@ -3,6 +3,7 @@
  * empty dimensions, long rows. */
 #include "common.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,4 +367,50 @@ BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
         free(x);
     }
     clmax_context_destroy(ctx);
+}
+
+/* On OpenCL CPU devices that share memory with the host, clmax_hardmax runs the enqueued Hardmax
+ * over the caller's memory, in boxes of whole outer slices within max_chunk_bytes, its kernels
+ * writing the zeros (clmax_cl_hardmax_in_place): several boxes, a last one shorter, a slice above
+ * the limit (the two-pass path), and outputs at every element offset from 16-byte alignment. On
+ * other devices and the CPU path these are plain Hardmax cases. */
+BACKEND_TEST(hardmax, boxes_and_unaligned_outputs, .timeout = 600)
+{
+    typedef struct box_case {
+        clmax_type type;
+        int rank;
+        int64_t dims[3];
+        int64_t axis;
+        uint64_t chunk; /* max_chunk_bytes */
+    } box_case;
+    static const box_case cases[] = {
+        {CLMAX_TYPE_FLOAT32, 2, {10, 3000}, 1, 3 * 3000 * 4},     /* 3 + 3 + 3 + 1 rows */
+        {CLMAX_TYPE_FLOAT16, 3, {7, 300, 9}, 1, 2 * 300 * 9 * 2}, /* strided, 2 slices a box */
+        {CLMAX_TYPE_FLOAT64, 3, {5, 2000, 3}, 1, 2000 * 3 * 8},   /* one slice a box, split */
+        {CLMAX_TYPE_BFLOAT16, 2, {4, 5000}, 1, 4096},             /* a slice above the limit */
+        {CLMAX_TYPE_FLOAT32, 3, {3, 70, 40}, 0, 0},               /* the device's own limit */
+    };
+    test_rng rng;
+    rng_seed(&rng, 17);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        clmax_context_options o;
+        clmax_context_options_init(&o);
+        o.max_chunk_bytes = cases[c].chunk;
+        clmax_context *ctx = test_context_open(backend, &o);
+        clmax_type type = cases[c].type;
+        size_t es = ref_type_size(type);
+        clmax_tensor_desc d = test_desc(type, cases[c].rank, cases[c].dims);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc((size_t)count * es);
+        clmax_hardmax_attrs a = {13, cases[c].axis};
+        for (size_t shift = 0; shift < 16; shift += es) {
+            fill_tensor(type, x, count, shift % 4 ? FILL_FEW : FILL_MIXED, &rng);
+            char what[64];
+            snprintf(what, sizeof what, "boxes case %zu, max_chunk_bytes %" PRIu64, c,
+                     cases[c].chunk);
+            check_hardmax_shifted(ctx, what, &d, x, &a, shift);
+        }
+        free(x);
+        clmax_context_destroy(ctx);
+    }
 }

@@ -355,16 +355,21 @@ static clmax_status run_argmax(clmax_context *ctx, const float *x, int64_t o, in
     return st;
 }
 
-static clmax_status run_hardmax(clmax_context *ctx)
+/* Hardmax of rows [o, n] of x: short rows (the ArgMax, then the fill on the host), or long rows,
+ * which a CPU device with host-unified memory runs in one pass over the caller's memory
+ * (clmax_cl_hardmax_in_place). */
+static clmax_status run_hardmax(clmax_context *ctx, const float *x, int64_t o, int64_t n,
+                                const int64_t *want)
 {
-    clmax_tensor_desc d = {CLMAX_TYPE_FLOAT32, 2, {4, 37}};
-    static float y[4 * 37];
-    clmax_status st = clmax_hardmax(ctx, &d, x_rows, NULL, y);
+    clmax_tensor_desc d = {CLMAX_TYPE_FLOAT32, 2, {o, n}};
+    static float y[2 * N_LONG];
+    clmax_status st = clmax_hardmax(ctx, &d, x, NULL, y);
     if (st == CLMAX_OK)
-        for (int o = 0; o < 4; o++)
-            for (int j = 0; j < 37; j++)
-                cr_assert_eq(y[o * 37 + j], j == want_rows[o] ? 1.0f : 0.0f,
-                             "fail_at %ld: Hardmax[%d][%d]", fail_at, o, j);
+        for (int64_t r = 0; r < o; r++)
+            for (int64_t j = 0; j < n; j++)
+                cr_assert_eq(y[r * n + j], j == want[r] ? 1.0f : 0.0f,
+                             "fail_at %ld: Hardmax[%lld][%lld]", fail_at, (long long)r,
+                             (long long)j);
     return st;
 }
 
@@ -396,16 +401,17 @@ static clmax_status run_enqueue(clmax_context *ctx)
     return st;
 }
 
-#define OP_ENQUEUE 4 /* the enqueue API works on device buffers: it has no CPU fallback */
+#define OP_ENQUEUE 5 /* the enqueue API works on device buffers: it has no CPU fallback */
 
 /* Runs the operations in turn; stops at the first failure (whose message is then current). */
 static clmax_status workload(clmax_context *ctx, int *first_failure_op)
 {
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
         clmax_status st = k == 0   ? run_argmax(ctx, x_rows, 4, 37, 1, want_rows)
                           : k == 1 ? run_argmax(ctx, x_strided, 3, 29, 5, want_strided)
                           : k == 2 ? run_argmax(ctx, x_long, 2, N_LONG, 1, want_long)
-                          : k == 3 ? run_hardmax(ctx)
+                          : k == 3 ? run_hardmax(ctx, x_rows, 4, 37, want_rows)
+                          : k == 4 ? run_hardmax(ctx, x_long, 2, N_LONG, want_long)
                                    : run_enqueue(ctx);
         if (st != CLMAX_OK) {
             *first_failure_op = k;
