@@ -154,12 +154,20 @@ int clmax_fallback_applies(const clmax_context *ctx, clmax_status st)
            (st == CLMAX_ERROR_OPENCL || st == CLMAX_ERROR_BUILD || st == CLMAX_ERROR_OUT_OF_MEMORY);
 }
 
-clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx)
+static clmax_status reduce_direct(clmax_context *ctx, const clmax_problem *p, const void *x,
+                                  int64_t *idx)
 {
     clmax_status st = ctx->iface->reduce(ctx, p, x, idx);
     if (st == CLMAX_OK || !clmax_fallback_applies(ctx, st)) return st;
     clmax_clear_error();
     return clmax_cpu_reduce(ctx, p, x, idx);
+}
+
+clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx)
+{
+    uint64_t g = clmax_narrow_rows(p);
+    if (g != 0) return clmax_reduce_narrow(ctx, p, x, idx, g, reduce_direct);
+    return reduce_direct(ctx, p, x, idx);
 }
 
 clmax_backend clmax_context_backend(const clmax_context *ctx)

@@ -76,8 +76,16 @@ clmax_status clmax_opencl_init(clmax_context *ctx, const char *device_selector);
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                               int64_t *idx);
 
-/* Runs ctx's backend; in auto mode a device failure is retried on the CPU path. */
+/* Runs ctx's backend; in auto mode a device failure is retried on the CPU path. Strided axes with
+ * few inner lanes go through clmax_reduce_narrow. */
 clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx);
+typedef clmax_status (*clmax_reduce_fn)(clmax_context *ctx, const clmax_problem *p, const void *x,
+                                        int64_t *idx);
+/* host/narrow.c: the rows g taken as one wide row for problem p, or 0 where that does not apply;
+ * and the reduction of p through the wide problem, run by reduce. */
+uint64_t clmax_narrow_rows(const clmax_problem *p);
+clmax_status clmax_reduce_narrow(clmax_context *ctx, const clmax_problem *p, const void *x,
+                                 int64_t *idx, uint64_t g, clmax_reduce_fn reduce);
 /* Whether failure st of ctx's device is answered by the CPU path (an auto context). */
 int clmax_fallback_applies(const clmax_context *ctx, clmax_status st);
 

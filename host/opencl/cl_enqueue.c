@@ -375,6 +375,7 @@ clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *
     clmax_cl *cl = ctx->cl;
     *done = 0;
     if (cl == NULL || !cl->info.is_cpu || !cl->info.unified_memory) return CLMAX_OK;
+    if (clmax_narrow_rows(p) != 0) return CLMAX_OK; /* the two passes are faster there */
     uint64_t limit = cl->info.max_alloc;
     if (ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < limit) limit = ctx->max_chunk_bytes;
     uint64_t slice = p->n * p->inner * p->esize;

@@ -78,6 +78,8 @@ def expected_throughput(backends):
         if c in (1, 3):
             rows += [(c, name + " +values", "max+idx", "float32", b)
                      for b in backends if b != "cl_mem"]
+        if c == 4:
+            rows += [(c, "middle, 4 lanes", "argmax", "float32", b) for b in backends]
         if c == 1 and "opencl" in backends:
             rows.append((1, "chunked", "argmax", "float32", "opencl"))
     for name in ("hardmax last axis", "hardmax axis 0"):

@@ -68,6 +68,14 @@ int bench_cases(const bench_opts *o, bench_case *cases, int max)
             v.op = BENCH_MAXIDX;
             add(cases, &n, max, v);
         }
+        if (s == 4) {
+            /* A middle axis with few lanes (channels-last data with 4 channels, say): each row
+             * is 16 bytes, which the backends take as wide rows (host/narrow.c). */
+            bench_case f = c;
+            f.name = "middle, 4 lanes";
+            f.dims[0] = 64, f.dims[1] = (int64_t)(nf / 256), f.dims[2] = 4;
+            add(cases, &n, max, f);
+        }
         if (s == 1 && o->chunked && o->backends[BK_OPENCL]) {
             c.name = "chunked";
             c.chunk = o->chunked_bytes ? o->chunked_bytes : nf * 4 / 8;

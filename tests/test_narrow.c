@@ -1,0 +1,72 @@
+/* Strided axes with few inner lanes, which both backends run as a wide problem of g rows side by
+ * side and a merge of each lane's g candidates on the host (host/narrow.c): every type, inner 2 to
+ * 7, both tie rules, ArgMin, the values, Hardmax; the slices as one wide problem (g divides the
+ * axis) and one call per slice (it does not, with rows left past the last wide row), against the
+ * reference, bit for bit. */
+#include "common.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct narrow_case {
+    int rank;
+    int64_t dims[3];
+    int64_t axis;
+} narrow_case;
+
+/* n >= 256 * g and wide rows of at least 128 bytes (host/narrow.c) for every element size. */
+static const narrow_case cases[] = {
+    {2, {40000, 2}, 0},    /* one slice, g dividing the axis */
+    {2, {40001, 3}, 0},    /* one slice, rows past the last wide row */
+    {3, {3, 32768, 4}, 1}, /* slices as one wide problem */
+    {3, {2, 52429, 5}, 1}, /* slices of at least 1 MiB (4- and 8-byte types), a call each */
+    {3, {1, 70001, 7}, 1}, /* a call, rows past the last wide row */
+    {3, {2, 36864, 6}, 1}, /* slices as one wide problem, inner 6 */
+};
+
+static void run_type(clmax_backend backend, clmax_type type)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 5100 + (uint64_t)type);
+    int k = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        clmax_tensor_desc d = test_desc(type, cases[c].rank, cases[c].dims);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc((size_t)count * ref_type_size(type));
+        const fill_mode fills[] = {FILL_FEW, FILL_CONST, FILL_MIXED, FILL_SPECIAL};
+        for (int f = 0; f < 4; f++, k++) {
+            fill_tensor(type, x, count, fills[f], &rng);
+            char what[96];
+            snprintf(what, sizeof what, "narrow case %zu fill %s", c, fill_mode_str(fills[f]));
+            for (int last = 0; last < 2; last++) {
+                clmax_argmax_attrs a;
+                clmax_argmax_attrs_init(&a, 13);
+                a.axis = cases[c].axis;
+                a.keepdims = k % 2;
+                a.select_last_index = last;
+                if (!ref_argmax_takes_type(type, 13)) continue;
+                check_argmax(ctx, what, &d, x, &a);
+                check_argmin(ctx, what, &d, x, &a);
+                if (f == 2) {
+                    check_with_indices(ctx, what, &d, x, &a, 0);
+                    check_with_indices(ctx, what, &d, x, &a, 1);
+                }
+            }
+            if (ref_hardmax_takes_type(type, 13) && f != 1) {
+                clmax_hardmax_attrs h = {13, cases[c].axis};
+                check_hardmax(ctx, what, &d, x, &h);
+            }
+        }
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+#define NARROW_TEST(name, type)                                                                    \
+    BACKEND_TEST(narrow, name, .timeout = 900)                                                     \
+    {                                                                                              \
+        run_type(backend, type);                                                                   \
+    }
+FOR_ALL_TYPES(NARROW_TEST)
