@@ -165,7 +165,7 @@ static clmax_status reduce_direct(clmax_context *ctx, const clmax_problem *p, co
 
 clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx)
 {
-    uint64_t g = clmax_narrow_rows(p);
+    uint64_t g = clmax_narrow_rows(ctx, p);
     if (g != 0) return clmax_reduce_narrow(ctx, p, x, idx, g, reduce_direct);
     return reduce_direct(ctx, p, x, idx);
 }

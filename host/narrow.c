@@ -67,9 +67,9 @@ static uint64_t key_at(const clmax_problem *p, const void *x, uint64_t e)
     }
 }
 
-uint64_t clmax_narrow_rows(const clmax_problem *p)
+uint64_t clmax_narrow_rows(const clmax_context *ctx, const clmax_problem *p)
 {
-    if (p->inner < 2 || p->inner >= NARROW_INNER) return 0;
+    if (ctx->strategy != CLMAX_STRATEGY_AUTO || p->inner < 2 || p->inner >= NARROW_INNER) return 0;
     /* g a multiple of a, so that a wide row is whole vectors of up to 16 elements (PoCL scans the
      * lanes past the last whole vector one at a time). */
     uint64_t a = 16, r = p->inner;

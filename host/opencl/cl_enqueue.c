@@ -147,13 +147,33 @@ static clmax_status check_range(cl_mem m, const char *name, size_t offset, uint6
     return CLMAX_OK;
 }
 
-/* The planned box of a whole problem on the device, and the scratch it needs. */
-static clmax_plan plan_problem(const clmax_context *ctx, const clmax_problem *p, uint64_t *scratch)
+/* How a whole problem runs on the device: one box under plan pl; or, for a strided axis with few
+ * lanes (host/narrow.c), g rows side by side as the wide problem w, whose winners go to scratch
+ * after the split's partial pairs (part_bytes), then the narrow_merge kernel. The host-pointer
+ * path also takes a slice at a time where g does not divide the axis; here that is one slice only,
+ * so that the wide problem stays one box. scratch: the bytes of scratch the whole needs. */
+typedef struct enq_plan {
+    clmax_plan pl;
+    clmax_problem w; /* the problem of the box: p, or the wide one */
+    uint64_t g;      /* 0: no merge */
+    uint64_t part_bytes, scratch;
+} enq_plan;
+
+static enq_plan plan_problem(const clmax_context *ctx, const clmax_problem *p)
 {
-    clmax_plan pl = clmax_plan_choose(&ctx->cl->info, p->outer, p->n, p->inner,
-                                      clmax_type_size(p->type), ctx->strategy);
-    *scratch = clmax_cl_part_bytes(&pl, p->outer, p->inner);
-    return pl;
+    enq_plan e;
+    e.w = *p;
+    e.g = clmax_narrow_rows(ctx, p);
+    if (e.g != 0 && p->n % e.g != 0 && p->outer != 1) e.g = 0;
+    if (e.g != 0) {
+        e.w.n = p->n / e.g;
+        e.w.inner = p->inner * e.g;
+    }
+    e.pl = clmax_plan_choose(&ctx->cl->info, e.w.outer, e.w.n, e.w.inner, clmax_type_size(p->type),
+                             ctx->strategy);
+    e.part_bytes = clmax_cl_part_bytes(&e.pl, e.w.outer, e.w.inner);
+    e.scratch = e.part_bytes + (e.g != 0 ? e.w.outer * e.w.inner * 8 : 0);
+    return e;
 }
 
 static clmax_status scratch_size(clmax_context *ctx, const clmax_problem *p, uint64_t count,
@@ -163,9 +183,7 @@ static clmax_status scratch_size(clmax_context *ctx, const clmax_problem *p, uin
     *bytes = 0;
     CHECK_ARG(ctx->cl != NULL, "the context runs on the CPU path, not OpenCL");
     if (count == 0 || p->outer == 0 || p->inner == 0) return CLMAX_OK;
-    uint64_t need;
-    plan_problem(ctx, p, &need);
-    *bytes = (size_t)need;
+    *bytes = (size_t)plan_problem(ctx, p).scratch;
     return CLMAX_OK;
 }
 
@@ -238,6 +256,33 @@ static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl
     return err == CL_SUCCESS ? CLMAX_OK : clmax_cl_fail("clEnqueueNDRangeKernel(fill_zero)", err);
 }
 
+/* host/narrow.c's merge on the device, after event after: output q of p from the wide problem's
+ * winners at widx + widx_off (kernels/argmax.cl narrow_merge). */
+static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
+                                  const clmax_problem *p, uint64_t g, cl_mem x, uint64_t x_off,
+                                  cl_mem widx, uint64_t widx_off, cl_mem y, uint64_t y_off,
+                                  size_t wg, cl_event after, cl_event *done)
+{
+    cl_kernel k = prog->narrow_merge;
+    cl_ulong xo = x_off, n = p->n, inner = p->inner, gg = g, count = p->outer * p->inner;
+    cl_ulong wo = widx_off, yo = y_off;
+    cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof xo, &xo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof n, &n);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 3, sizeof inner, &inner);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 4, sizeof gg, &gg);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 5, sizeof count, &count);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 6, sizeof widx, &widx);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 7, sizeof wo, &wo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof y, &y);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 9, sizeof yo, &yo);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(narrow_merge)", err);
+    size_t global = (size_t)((count + wg - 1) / wg * wg), local = wg;
+    err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, &global, &local, 1, &after, done);
+    return err == CL_SUCCESS ? CLMAX_OK
+                             : clmax_cl_fail("clEnqueueNDRangeKernel(narrow_merge)", err);
+}
+
 /* The common path of both operators, with the lock held. mode says what y receives. */
 static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, cl_mem x,
                                    size_t x_offset, cl_mem y, size_t y_offset, size_t y_bytes,
@@ -245,10 +290,16 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
                                    cl_uint nwait, const cl_event *wait, cl_event *event)
 {
     clmax_cl *cl = ctx->cl;
-    uint64_t need;
-    clmax_plan pl = plan_problem(ctx, p, &need);
-    const clmax_cl_program *prog;
-    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, p->min, pl.wg, mode, &prog);
+    enq_plan ep = plan_problem(ctx, p);
+    uint64_t need = ep.scratch;
+    /* prog: the reduce kernels (int64 indices into scratch for a wide problem); mprog: the merge,
+     * writing y as mode says, and the fill. */
+    const clmax_cl_program *prog, *mprog;
+    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, p->min, ep.pl.wg,
+                                           ep.g ? CLMAX_OUT_INDEX64 : mode, &prog);
+    if (st == CLMAX_OK)
+        st = ep.g ? clmax_cl_get_program(cl, p->type, p->last, p->min, ep.pl.wg, mode, &mprog)
+                  : (mprog = prog, CLMAX_OK);
     if (st != CLMAX_OK) return st;
 
     cl_mem scratch = NULL;
@@ -283,27 +334,40 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
     st = wait_list_with(nwait, wait, cached ? cl->scratch_event : NULL, stack, &list, &nlist);
     if (st != CLMAX_OK) return st;
     cl_event filled = NULL, done = NULL;
-    if (mode == CLMAX_OUT_HARDMAX && !clmax_cl_fused_zeros(cl, &pl)) {
-        st = enqueue_zeros(cl, prog, y, y_offset, y_bytes, nlist, list, &filled);
+    if (mode == CLMAX_OUT_HARDMAX && (ep.g != 0 || !clmax_cl_fused_zeros(cl, &ep.pl))) {
+        st = enqueue_zeros(cl, mprog, y, y_offset, y_bytes, nlist, list, &filled);
         wait_list_free(list, stack);
         if (st != CLMAX_OK) return st;
         list = &filled;
         nlist = 1;
     }
+    uint64_t y_off = y_offset / (mode == CLMAX_OUT_INDEX64   ? 8
+                                 : mode == CLMAX_OUT_INDEX32 ? 4
+                                                             : p->esize);
     clmax_cl_box b = {x,
                       x_offset / p->esize,
-                      p->outer,
-                      p->n,
-                      p->inner,
+                      ep.w.outer,
+                      ep.w.n,
+                      ep.w.inner,
                       0,
                       CLMAX_BOX_FINAL,
                       scratch,
                       NULL,
-                      y,
-                      y_offset / (mode == CLMAX_OUT_INDEX64   ? 8
-                                  : mode == CLMAX_OUT_INDEX32 ? 4
-                                                              : p->esize)};
-    st = clmax_cl_enqueue_box(cl, prog, &pl, &b, nlist, nlist ? list : NULL, &done);
+                      ep.g ? scratch : y,
+                      ep.g ? ep.part_bytes / 8 : y_off};
+    st = clmax_cl_enqueue_box(cl, prog, &ep.pl, &b, nlist, nlist ? list : NULL, &done);
+    if (st == CLMAX_OK && ep.g != 0) {
+        cl_event reduced = done;
+        done = NULL;
+        st = enqueue_merge(cl, mprog, p, ep.g, x, x_offset / p->esize, scratch, ep.part_bytes / 8,
+                           y, y_off, ep.pl.wg, reduced, &done);
+        if (st != CLMAX_OK && cached) { /* the reduce still writes the scratch: the next waits */
+            if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
+            cl->scratch_event = reduced;
+        } else {
+            CL(ReleaseEvent)(reduced);
+        }
+    }
     if (filled)
         CL(ReleaseEvent)(filled);
     else
@@ -375,7 +439,7 @@ clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *
     clmax_cl *cl = ctx->cl;
     *done = 0;
     if (cl == NULL || !cl->info.is_cpu || !cl->info.unified_memory) return CLMAX_OK;
-    if (clmax_narrow_rows(p) != 0) return CLMAX_OK; /* the two passes are faster there */
+    if (clmax_narrow_rows(ctx, p) != 0) return CLMAX_OK; /* the two passes are faster there */
     uint64_t limit = cl->info.max_alloc;
     if (ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < limit) limit = ctx->max_chunk_bytes;
     uint64_t slice = p->n * p->inner * p->esize;

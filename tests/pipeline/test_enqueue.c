@@ -717,6 +717,82 @@ Test(enqueue, hardmax_zeros_in_the_reduce)
     env_close(&e);
 }
 
+/* Strided axes with few lanes, which the enqueue path runs as a wide problem and the
+ * narrow_merge kernel (host/narrow.c): one slice with rows past the last wide row, slices as one
+ * wide problem, slices where g does not divide the axis (no merge then), a wide axis long enough
+ * to be split (its winners then follow the partial pairs in scratch); every output mode,
+ * both tie rules, ArgMin, unaligned offsets; and with the caller's scratch of exactly the size
+ * asked for (the wide winners live there). */
+Test(enqueue, few_lanes)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    const shape3 cases[] = {{2, {40001, 3}, 0},
+                            {3, {3, 32768, 4}, 1},
+                            {3, {2, 40001, 2}, 1},
+                            {2, {200001, 3}, 0}}; /* the wide axis split: winners after the pairs */
+    const clmax_type types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_UINT8, CLMAX_TYPE_FLOAT16,
+                                CLMAX_TYPE_INT64, CLMAX_TYPE_FLOAT64};
+    int n = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++, n++) {
+            const shape3 *sh = &cases[c];
+            job j;
+            if (n % 3 == 2)
+                job_argmin(&j, types[t], sh->rank, sh->dims, 13, sh->axis, n % 2, n % 4 == 0);
+            else
+                job_argmax(&j, types[t], sh->rank, sh->dims, 13, sh->axis, n % 2, n % 4 == 1);
+            if (n % 2) j.itype = CLMAX_INDEX_INT32;
+            job_offsets(&j, 1 + 2 * (n % 3), 1 + 2 * (n % 4));
+            job_fill(&j,
+                     n % 3 == 0   ? FILL_CONST
+                     : n % 3 == 1 ? FILL_FEW
+                                  : IN_SPECIAL_ROWS,
+                     1000 + (uint64_t)n);
+            size_t need = 0;
+            ST_OK(clmax_argmax_scratch_size(ctx, &j.desc, &j.aa, &need), "scratch_size");
+            cl_mem scratch = NULL;
+            clmax_enqueue_options o;
+            clmax_enqueue_options_init(&o);
+            unsigned char guard[64];
+            if (need > 0 && n % 2 == 0) {
+                /* the caller's scratch, scratch_size exactly as asked, with guard bytes after it
+                 * in the same buffer: nothing may be written past scratch_size */
+                unsigned char *image = malloc(need + sizeof guard);
+                cr_assert_not_null(image);
+                memset(image, 0x5A, need + sizeof guard);
+                cl_int err;
+                scratch = clCreateBuffer(e.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                         need + sizeof guard, image, &err);
+                free(image);
+                CL_OK(err, "clCreateBuffer(scratch)");
+                o.scratch = scratch;
+                o.scratch_size = need;
+            }
+            run_job(&e, ctx, NULL, &j, &o);
+            if (scratch) {
+                CL_OK(clEnqueueReadBuffer(e.queue, scratch, CL_TRUE, need, sizeof guard, guard, 0,
+                                          NULL, NULL),
+                      "clEnqueueReadBuffer(scratch guard)");
+                for (size_t g = 0; g < sizeof guard; g++)
+                    cr_assert_eq(guard[g], 0x5A, "%s: wrote past scratch_size (%zu bytes)", j.what,
+                                 need);
+                clReleaseMemObject(scratch);
+            }
+            job_free(&j);
+
+            if (!ref_hardmax_takes_type(types[t], 13)) continue;
+            job_hardmax(&j, types[t], sh->rank, sh->dims, 13, sh->axis);
+            job_offsets(&j, 3, 1 + 2 * (n % 5));
+            job_fill(&j, n % 2 ? FILL_FEW : FILL_MIXED, 1100 + (uint64_t)n);
+            run_job(&e, ctx, NULL, &j, NULL);
+            job_free(&j);
+        }
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
 /* options.strategy forced on contexts made from the caller's objects. */
 Test(enqueue, forced_strategies)
 {
