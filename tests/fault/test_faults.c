@@ -297,16 +297,18 @@ static void instrument(void)
 /* Inputs chosen to reach every path: contiguous rows, a strided axis, a split axis, chunking
  * (max_chunk_bytes is lowered), Hardmax. */
 #define N_LONG 50000
-static float x_rows[4 * 37], x_strided[3 * 29 * 5], x_long[2 * N_LONG];
-static int64_t want_rows[4], want_strided[15], want_long[2];
+#define N_NARROW 40001 /* [N_NARROW, 3] along axis 0: few lanes, taken as wide rows */
+static float x_rows[4 * 37], x_strided[3 * 29 * 5], x_long[2 * N_LONG], x_narrow[N_NARROW * 3];
+static int64_t want_rows[4], want_strided[15], want_long[2], want_narrow[3];
 
 static void fill_inputs(void)
 {
     test_rng rng;
     rng_seed(&rng, 77);
-    float *all[] = {x_rows, x_strided, x_long};
-    size_t counts[] = {sizeof x_rows / 4, sizeof x_strided / 4, sizeof x_long / 4};
-    for (int a = 0; a < 3; a++)
+    float *all[] = {x_rows, x_strided, x_long, x_narrow};
+    size_t counts[] = {sizeof x_rows / 4, sizeof x_strided / 4, sizeof x_long / 4,
+                       sizeof x_narrow / 4};
+    for (int a = 0; a < 4; a++)
         for (size_t k = 0; k < counts[a]; k++)
             all[a][k] = (float)rng_below(&rng, 1000);
     ref_view v;
@@ -329,6 +331,12 @@ static void fill_inputs(void)
         for (int j = 1; j < N_LONG; j++)
             if (x_long[o * N_LONG + j] > x_long[o * N_LONG + b]) b = j;
         want_long[o] = b;
+    }
+    for (int i = 0; i < 3; i++) {
+        int b = 0;
+        for (int j = 1; j < N_NARROW; j++)
+            if (x_narrow[j * 3 + i] > x_narrow[b * 3 + i]) b = j;
+        want_narrow[i] = b;
     }
 }
 
@@ -373,46 +381,54 @@ static clmax_status run_hardmax(clmax_context *ctx, const float *x, int64_t o, i
     return st;
 }
 
-/* The enqueue path on the context's own queue: ArgMax of x_long (split, needs scratch). */
-static clmax_status run_enqueue(clmax_context *ctx)
+/* The enqueue path on the context's own queue: ArgMax of [d0, d1] float32 x along axis (x_long
+ * along 1: split, needs scratch; x_narrow along 0: wide rows, then the merge kernel). */
+static clmax_status run_enqueue(clmax_context *ctx, const float *x, int64_t d0, int64_t d1,
+                                int axis, const int64_t *want)
 {
     cl_context c;
     cl_command_queue q;
     if (clmax_context_get_cl(ctx, &c, NULL, &q) != CLMAX_OK) return CLMAX_OK; /* CPU path */
+    size_t bytes = (size_t)(d0 * d1) * sizeof *x;
+    int64_t outputs = axis ? d0 : d1;
     cl_int err;
     cl_mem xb =
-        real.CreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x_long, x_long, &err);
+        real.CreateBuffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, (void *)x, &err);
     cl_mem yb = real.CreateBuffer(c, CL_MEM_READ_WRITE, 64, NULL, &err);
     cr_assert(xb != NULL && yb != NULL);
-    clmax_tensor_desc d = {CLMAX_TYPE_FLOAT32, 2, {2, N_LONG}};
+    clmax_tensor_desc d = {CLMAX_TYPE_FLOAT32, 2, {d0, d1}};
     clmax_argmax_attrs a;
     clmax_argmax_attrs_init(&a, 13);
-    a.axis = 1;
+    a.axis = axis;
     cl_event done = NULL;
     clmax_status st = clmax_enqueue_argmax(ctx, &d, xb, 0, &a, yb, 8, NULL, 0, NULL, &done);
     if (st == CLMAX_OK) {
-        int64_t y[2];
-        cr_assert_eq(real.EnqueueReadBuffer(q, yb, CL_TRUE, 8, 16, y, 1, &done, NULL), CL_SUCCESS);
+        int64_t y[3];
+        cr_assert_eq(
+            real.EnqueueReadBuffer(q, yb, CL_TRUE, 8, (size_t)outputs * 8, y, 1, &done, NULL),
+            CL_SUCCESS);
         clmax_cl_api.ReleaseEvent(done); /* counted: the library made it */
-        cr_assert(y[0] == want_long[0] && y[1] == want_long[1], "fail_at %ld: enqueue", fail_at);
+        for (int64_t k = 0; k < outputs; k++)
+            cr_assert(y[k] == want[k], "fail_at %ld: enqueue output %lld", fail_at, (long long)k);
     }
     real.ReleaseMemObject(xb);
     real.ReleaseMemObject(yb);
     return st;
 }
 
-#define OP_ENQUEUE 5 /* the enqueue API works on device buffers: it has no CPU fallback */
+#define OP_ENQUEUE 5 /* from here the enqueue API, on device buffers: it has no CPU fallback */
 
 /* Runs the operations in turn; stops at the first failure (whose message is then current). */
 static clmax_status workload(clmax_context *ctx, int *first_failure_op)
 {
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         clmax_status st = k == 0   ? run_argmax(ctx, x_rows, 4, 37, 1, want_rows)
                           : k == 1 ? run_argmax(ctx, x_strided, 3, 29, 5, want_strided)
                           : k == 2 ? run_argmax(ctx, x_long, 2, N_LONG, 1, want_long)
                           : k == 3 ? run_hardmax(ctx, x_rows, 4, 37, want_rows)
                           : k == 4 ? run_hardmax(ctx, x_long, 2, N_LONG, want_long)
-                                   : run_enqueue(ctx);
+                          : k == 5 ? run_enqueue(ctx, x_long, 2, N_LONG, 1, want_long)
+                                   : run_enqueue(ctx, x_narrow, N_NARROW, 3, 0, want_narrow);
         if (st != CLMAX_OK) {
             *first_failure_op = k;
             return st;
@@ -450,7 +466,7 @@ static void walk(clmax_backend backend, uint64_t chunk, int *points)
             if (st != CLMAX_OK) {
                 cr_assert(injected, "op %d failed with no injected fault: %s", op,
                           clmax_last_error());
-                cr_assert(backend != CLMAX_BACKEND_AUTO || op == OP_ENQUEUE,
+                cr_assert(backend != CLMAX_BACKEND_AUTO || op >= OP_ENQUEUE,
                           "fail_at %ld (%s): auto mode returned %s instead of falling back",
                           fail_at, failed, clmax_status_string(st));
                 cr_assert(documented(st), "fail_at %ld (%s): op %d returned %s", fail_at, failed,
