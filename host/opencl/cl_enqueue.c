@@ -401,22 +401,13 @@ static clmax_status hardmax_box(clmax_context *ctx, const clmax_problem *b, cons
     cl_mem yb =
         CL(CreateBuffer)(cl->context, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR, bytes, y, &err);
     clmax_status st = yb == NULL ? clmax_cl_fail("clCreateBuffer(y in place)", err) : CLMAX_OK;
-    cl_event done = NULL, mapped = NULL, unmapped = NULL;
+    cl_event done = NULL, unmapped = NULL;
     if (st == CLMAX_OK)
         st = enqueue_locked(ctx, b, xb, 0, yb, 0, bytes, CLMAX_OUT_HARDMAX, eo, *last ? 1 : 0,
                             *last ? last : NULL, &done);
-    if (st == CLMAX_OK) {
-        void *m = CL(EnqueueMapBuffer)(cl->queue, yb, CL_FALSE, CL_MAP_READ, 0, bytes, 1, &done,
-                                       &mapped, &err);
-        if (m == NULL) st = clmax_cl_fail("clEnqueueMapBuffer", err);
-        if (st == CLMAX_OK) {
-            err = CL(EnqueueUnmapMemObject)(cl->queue, yb, m, 1, &mapped, &unmapped);
-            if (err != CL_SUCCESS) st = clmax_cl_fail("clEnqueueUnmapMemObject", err);
-        }
-    }
+    if (st == CLMAX_OK) st = clmax_cl_sync_host(cl, yb, bytes, 1, &done, &unmapped);
     /* Buffers and events released here live on until the commands that use them complete. */
     if (done) CL(ReleaseEvent)(done);
-    if (mapped) CL(ReleaseEvent)(mapped);
     if (unmapped) {
         if (*last) CL(ReleaseEvent)(*last);
         *last = unmapped;
@@ -440,9 +431,7 @@ clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *
     *done = 0;
     if (cl == NULL || !cl->info.is_cpu || !cl->info.unified_memory) return CLMAX_OK;
     if (clmax_narrow_rows(ctx, p) != 0) return CLMAX_OK; /* the two passes are faster there */
-    uint64_t limit = cl->info.max_alloc;
-    if (ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < limit) limit = ctx->max_chunk_bytes;
-    uint64_t slice = p->n * p->inner * p->esize;
+    uint64_t limit = clmax_cl_box_limit(ctx), slice = p->n * p->inner * p->esize;
     if (slice == 0 || slice > limit) return CLMAX_OK;
     uint64_t rows = limit / slice < p->outer ? limit / slice : p->outer;
     clmax_plan pl = clmax_plan_choose(&cl->info, rows, p->n, p->inner, p->esize, ctx->strategy);

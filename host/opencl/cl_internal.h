@@ -66,6 +66,17 @@ enum { CLMAX_BOX_ACCUM = 1, CLMAX_BOX_FINAL = 2 };
 /* Bytes of `part` a box needs under plan pl (0 when the axis is not split). */
 uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner);
 
+/* The largest box of one host-pointer call: the device's largest allocation, or max_chunk_bytes
+ * when that is smaller. */
+uint64_t clmax_cl_box_limit(const clmax_context *ctx);
+
+/* After the wait list, maps and unmaps the first bytes of m, a buffer over the caller's memory
+ * (CL_MEM_USE_HOST_PTR), which makes that memory hold what the device wrote (a no-op on devices
+ * that write it directly, and the portable way to get it on any other); *done receives the
+ * unmap's event. */
+clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nwait,
+                                const cl_event *wait, cl_event *done);
+
 /* Whether the reduce kernel of plan pl writes the zeros of a Hardmax output itself (FUSED_ZERO in
  * kernels/argmax.cl, which must agree: CPU devices, the kernels that read every element once), so
  * that no fill goes before it. Only for a box that is the whole tensor (j0 0, FINAL). */

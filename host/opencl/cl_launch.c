@@ -19,6 +19,26 @@ uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner
     return pl->nseg > 1 ? rows * inner * pl->nseg * 16 : 0;
 }
 
+uint64_t clmax_cl_box_limit(const clmax_context *ctx)
+{
+    uint64_t limit = ctx->cl->info.max_alloc;
+    return ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < limit ? ctx->max_chunk_bytes : limit;
+}
+
+clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nwait,
+                                const cl_event *wait, cl_event *done)
+{
+    cl_event mapped = NULL;
+    cl_int err;
+    void *p = CL(EnqueueMapBuffer)(cl->queue, m, CL_FALSE, CL_MAP_READ, 0, bytes, nwait,
+                                   nwait ? wait : NULL, &mapped, &err);
+    if (p == NULL) return clmax_cl_fail("clEnqueueMapBuffer", err);
+    err = CL(EnqueueUnmapMemObject)(cl->queue, m, p, 1, &mapped, done);
+    CL(ReleaseEvent)(mapped);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueUnmapMemObject", err);
+    return CLMAX_OK;
+}
+
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl)
 {
     return cl->info.is_cpu &&

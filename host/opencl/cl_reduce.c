@@ -121,21 +121,14 @@ static clmax_status read_box(work *w, const clmax_problem *p, int64_t *dst, uint
     return CLMAX_OK;
 }
 
-/* The output used in place: once the box's kernels are done, map and unmap the buffer, which
- * makes the caller's memory hold what the device wrote (a no-op on devices that write it
- * directly, and the portable way to get it on any other). */
+/* The output used in place: once the box's kernels are done, the caller's memory is made to
+ * hold it (clmax_cl_sync_host). */
 static clmax_status sync_out(work *w, uint64_t bytes)
 {
-    cl_event mapped = NULL, e = NULL;
-    cl_int err;
-    void *m = CL(EnqueueMapBuffer)(w->cl->queue, w->out, CL_FALSE, CL_MAP_READ, 0, (size_t)bytes,
-                                   waits(w), waits(w) ? &w->last : NULL, &mapped, &err);
-    if (m == NULL) return clmax_cl_fail("clEnqueueMapBuffer", err);
-    err = CL(EnqueueUnmapMemObject)(w->cl->queue, w->out, m, 1, &mapped, &e);
-    CL(ReleaseEvent)(mapped);
-    if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueUnmapMemObject", err);
-    chain(w, e);
-    return CLMAX_OK;
+    cl_event e = NULL;
+    clmax_status st = clmax_cl_sync_host(w->cl, w->out, (size_t)bytes, waits(w), &w->last, &e);
+    if (st == CLMAX_OK) chain(w, e);
+    return st;
 }
 
 static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p, clmax_cl_box *b)
@@ -182,8 +175,7 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
 {
     clmax_cl *cl = ctx->cl;
     const uint64_t es = p->esize, n = p->n, inner = p->inner, outer = p->outer;
-    uint64_t limit = cl->info.max_alloc;
-    if (ctx->max_chunk_bytes != 0 && ctx->max_chunk_bytes < limit) limit = ctx->max_chunk_bytes;
+    uint64_t limit = clmax_cl_box_limit(ctx);
 
     /* Copies are pipelined in boxes of at most PIPE_BOX_BYTES (see the top of this file). */
     int copied = !(cl->info.is_cpu && cl->info.unified_memory);
