@@ -10,6 +10,8 @@
 #define GPU_SHORT_ROW 64      /* rows shorter than this get a work-item each on GPUs */
 #define MIN_SEG_WG 4096       /* shortest segment of a row worth a work-group */
 #define MIN_SEG_ITEM 1024     /* shortest segment worth a work-item of its own */
+#define WIDE_ITEMS_PER_CU 4   /* STRIDED_WIDE work-items per CPU core (each reads megabytes) */
+#define MIN_SEG_WIDE 64       /* shortest segment of STRIDED_WIDE: 64 rows of 8 KiB or more */
 #define FORCED_SPLIT_SEGMENTS 5
 #define MAX_VEC_SEGMENT 0xFFFFFFFFull
 #define MAX_PACKED_SEGMENT 0x10000ull
@@ -27,11 +29,28 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return (a + b - 1) / b;
 }
 
+/* Lanes per tile of STRIDED_WIDE for rows of inner lanes, or 0 where it does not apply: rows that
+ * fit one block of STRIDED_BLK, which reads them as one stream already, or a device whose local
+ * memory cannot hold the pairs of tiles much wider than a block (half of it at most). Tiles are
+ * multiples of 16 lanes (every vector width) and as even as that allows. */
+static uint64_t wide_tile(const clmax_device_info *dev, uint64_t inner, size_t elem_size)
+{
+    uint64_t block = clmax_lane_block(elem_size);
+    if (inner <= block) return 0;
+    uint64_t most = CLMAX_WIDE_BYTES / elem_size;
+    uint64_t fit = dev->local_mem / 2 / clmax_wide_pair_bytes(elem_size) / 16 * 16;
+    if (fit < most) most = fit;
+    if (most < 2 * block) return 0;
+    uint64_t tiles = ceil_div(inner, most);
+    return ceil_div(ceil_div(inner, tiles), 16) * 16;
+}
+
 clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64_t n,
                              uint64_t inner, size_t elem_size, clmax_strategy forced)
 {
     clmax_plan pl;
     pl.lane_block = clmax_lane_block(elem_size);
+    pl.elem_size = elem_size;
     uint64_t cu = dev->compute_units ? dev->compute_units : 1;
     size_t wg_limit = dev->max_wg ? dev->max_wg : 1;
     pl.wg = pow2_floor(dev->is_cpu ? (wg_limit < CPU_WG ? wg_limit : CPU_WG)
@@ -45,9 +64,12 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
     } else if (forced == CLMAX_STRATEGY_STRIDED) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
     } else if (dev->is_cpu) {
-        pl.kernel = inner > 1            ? CLMAX_KERNEL_STRIDED_BLK
+        uint64_t tile = inner > 1 ? wide_tile(dev, inner, elem_size) : 0;
+        pl.kernel = tile                 ? CLMAX_KERNEL_STRIDED_WIDE
+                    : inner > 1          ? CLMAX_KERNEL_STRIDED_BLK
                     : n <= CLMAX_SHORT_N ? CLMAX_KERNEL_ROWS_SHORT
                                          : CLMAX_KERNEL_ROWS_VEC;
+        if (tile) pl.lane_block = tile;
     } else if (inner > 1) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
     } else {
@@ -60,6 +82,10 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
     if (pl.kernel == CLMAX_KERNEL_ROWS_WG) {
         want = 4 * cu;
         min_seg = MIN_SEG_WG;
+    } else if (pl.kernel == CLMAX_KERNEL_STRIDED_WIDE) {
+        units = rows * ceil_div(inner, pl.lane_block);
+        want = cu * WIDE_ITEMS_PER_CU;
+        min_seg = MIN_SEG_WIDE;
     } else if (dev->is_cpu) {
         if (pl.kernel == CLMAX_KERNEL_STRIDED_BLK) units = rows * ceil_div(inner, pl.lane_block);
         if (pl.kernel == CLMAX_KERNEL_ROWS_SHORT) units = ceil_div(rows, CLMAX_SHORT_ROWS);
@@ -82,10 +108,9 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
     }
     /* The vector kernels keep 32-bit indices relative to a segment; the strided blocks pack
      * 8- and 16-bit keys with a 16-bit one. */
-    uint64_t max_seg = pl.kernel == CLMAX_KERNEL_STRIDED_BLK && elem_size <= 2 ? MAX_PACKED_SEGMENT
-                                                                               : MAX_VEC_SEGMENT;
-    if ((pl.kernel == CLMAX_KERNEL_ROWS_VEC || pl.kernel == CLMAX_KERNEL_STRIDED_BLK) &&
-        n / (pl.nseg ? pl.nseg : 1) >= max_seg)
+    int blocks = pl.kernel == CLMAX_KERNEL_STRIDED_BLK || pl.kernel == CLMAX_KERNEL_STRIDED_WIDE;
+    uint64_t max_seg = blocks && elem_size <= 2 ? MAX_PACKED_SEGMENT : MAX_VEC_SEGMENT;
+    if ((pl.kernel == CLMAX_KERNEL_ROWS_VEC || blocks) && n / (pl.nseg ? pl.nseg : 1) >= max_seg)
         pl.nseg = n / max_seg + 1;
     if (pl.nseg < 1) pl.nseg = 1;
     pl.seg_len = ceil_div(n, pl.nseg);

@@ -11,6 +11,7 @@ typedef struct clmax_device_info {
     unsigned compute_units; /* CL_DEVICE_MAX_COMPUTE_UNITS */
     size_t max_wg;          /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     uint64_t max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    uint64_t local_mem;     /* CL_DEVICE_LOCAL_MEM_SIZE */
 } clmax_device_info;
 
 typedef enum clmax_kernel_kind {
@@ -19,7 +20,8 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_STRIDED,     /* work-items along inner */
     CLMAX_KERNEL_ROWS_VEC,    /* CPU devices: a (row, segment) per work-item in vector lanes */
     CLMAX_KERNEL_STRIDED_BLK, /* CPU devices: a block of clmax_lane_block() inner lanes per item */
-    CLMAX_KERNEL_ROWS_SHORT   /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
+    CLMAX_KERNEL_ROWS_SHORT,  /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
+    CLMAX_KERNEL_STRIDED_WIDE /* CPU devices: a tile of lane_block lanes per item, pairs in local */
 } clmax_kernel_kind;
 
 #define CLMAX_SHORT_ROWS 16     /* kernels/argmax.cl SR */
@@ -36,13 +38,26 @@ static inline uint64_t clmax_lane_block(size_t elem_size)
     return CLMAX_LANE_BYTES / elem_size;
 }
 
+/* STRIDED_WIDE: rows longer than CLMAX_LANE_BYTES are read in tiles of up to CLMAX_WIDE_BYTES of
+ * each row per work-item, whose running pairs live in local memory: 4 bytes a lane for 8- and
+ * 16-bit keys (packed in a uint), 8 for 32-bit ones (a ulong), 12 for 64-bit ones (key, index).
+ * On the development machine [1024,65536] float32 axis 0 ran at 22-23 GB/s in 8 KiB blocks, 26.5
+ * in 32 KiB tiles and 30-31 in 64 or 128 KiB ones (docs/PERFORMANCE.md, item 15). */
+#define CLMAX_WIDE_BYTES 65536
+
+static inline uint64_t clmax_wide_pair_bytes(size_t elem_size)
+{
+    return elem_size <= 2 ? 4 : elem_size == 4 ? 8 : 12;
+}
+
 typedef struct clmax_plan {
     clmax_kernel_kind kernel;
     uint64_t nseg;       /* axis segments; > 1 needs the combine pass */
     uint64_t seg_len;    /* elements of the axis per segment */
     size_t wg;           /* work-group size of ROWS_WG (power of two); local size hint otherwise */
     uint64_t items;      /* work-items of the reduce kernel (independent outputs x segments) */
-    uint64_t lane_block; /* inner lanes per work-item of STRIDED_BLK */
+    uint64_t lane_block; /* inner lanes per work-item of STRIDED_BLK and STRIDED_WIDE */
+    size_t elem_size;    /* bytes per element */
 } clmax_plan;
 
 /* Plan a box of [rows, n, inner] (all >= 1) of elements of elem_size bytes. forced != AUTO

@@ -566,6 +566,36 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
 #define SVEC_INIT(k_) (k_)
 #define SVEC_STEP(v, k_, jj) VSTEP(sp[v], vi[v], k_, (IDXV)(jj))
 #endif
+/* The keys and indices of running-pair vector sv (indices iv when not packed) into ka, ia. */
+#if PACK
+#define SVEC_UNPACK(sv, iv, ka, ia)                                                                \
+    {                                                                                              \
+        PACK_T m_[VW];                                                                             \
+        VSTORE(sv, 0, m_);                                                                         \
+        for (int l_ = 0; l_ < VW; l_++) {                                                          \
+            ka[l_] = PACK_KEY(m_[l_]);                                                             \
+            ia[l_] = PACK_INDEX(m_[l_]);                                                           \
+        }                                                                                          \
+    }
+#else
+#define SVEC_UNPACK(sv, iv, ka, ia)                                                                \
+    {                                                                                              \
+        VSTORE(sv, 0, ka);                                                                         \
+        VSTORE(iv, 0, ia);                                                                         \
+    }
+#endif
+/* Finishes the lanes of a strided work-item: nv vectors of pairs in sp (and vi), the lanes past
+ * them in sk and si; indices relative to b. */
+#define STRIDED_FINISH()                                                                           \
+    for (uint v = 0; v < nv; v++) {                                                                \
+        KEY_T ka[VW];                                                                              \
+        uint ia[VW];                                                                               \
+        SVEC_UNPACK(sp[v], vi[v], ka, ia);                                                         \
+        for (int l = 0; l < VW; l++)                                                               \
+            FINISH(ka[l], j0 + b + ia[l], row * inner + lane0 + v * VW + l, seg);                  \
+    }                                                                                              \
+    for (uint l = nv * VW; l < lanes; l++)                                                         \
+    FINISH(sk[l - nv * VW], j0 + b + si[l - nv * VW], row * inner + lane0 + l, seg)
 __kernel void reduce_strided_blk(REDUCE_ARGS)
 {
     ulong lane0 = get_global_id(0) * LB;
@@ -635,10 +665,14 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
     }
 /* Vectors 0 to NV - 1 of rows ra and ra + inner (relative indices ja and ja + 1), and of rows rb
  * and rb + inner (jb and jb + 1). */
-#define STRIDED_VEC4(NV, ra, ja, rb, jb)                                                           \
+#define STRIDED_VEC4(NV, ra, ja, rb, jb) STRIDED_VEC4_PF(NV, ra, ja, rb, jb, NO_PF)
+#define NO_PF(v, ra, rb)
+/* The same, running PF(v, ra, rb) before the loads of vector v. */
+#define STRIDED_VEC4_PF(NV, ra, ja, rb, jb, PF)                                                    \
     {                                                                                              \
         ZROWS_BEGIN(ra, rb);                                                                       \
         for (uint v = 0; v < (NV); v++) {                                                          \
+            PF(v, ra, rb);                                                                         \
             KEYV k0 = VKEY(VLOAD(v, ra)), k1 = VKEY(VLOAD(v, (ra) + inner));                       \
             KEYV k2 = VKEY(VLOAD(v, rb)), k3 = VKEY(VLOAD(v, (rb) + inner));                       \
             SVEC_STEP(v, k0, ja);                                                                  \
@@ -689,25 +723,65 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 #if FUSED_ZERO
     NT_FENCE(); /* the zeros before the ones */
 #endif
-    for (uint v = 0; v < nv; v++) {
-        KEY_T ka[VW];
-        uint ia[VW];
-#if PACK
-        PACK_T m[VW];
-        VSTORE(sp[v], 0, m);
-        for (int l = 0; l < VW; l++) {
-            ka[l] = PACK_KEY(m[l]);
-            ia[l] = PACK_INDEX(m[l]);
-        }
-#else
-        VSTORE(sp[v], 0, ka);
-        VSTORE(vi[v], 0, ia);
-#endif
-        for (int l = 0; l < VW; l++)
-            FINISH(ka[l], j0 + b + ia[l], row * inner + lane0 + v * VW + l, seg);
+    STRIDED_FINISH();
+}
+
+/* A strided axis with rows longer than LB lanes, on CPU devices: one work-item per (tile of lanes,
+ * row, segment), as in reduce_strided_blk, but a tile is tile lanes wide (the host makes it 32-64
+ * KiB of each row) and its running pairs live in local memory (sp, and vi for 64-bit keys; the
+ * host sizes both and runs one work-item per group). Reading 64 KiB of each of four rows a step
+ * keeps the hardware prefetcher streaming, which blocks of 8 KiB did not: on the development
+ * machine [1024,65536] float32 axis 0 went from about 23 to 30 GB/s (docs/PERFORMANCE.md,
+ * item 15). Each vector of the four rows is prefetched PF_BYTES ahead, once per 64 bytes. */
+#define WIDE_PF(v, ra, rb)                                                                         \
+    if ((((v)*VW * (uint)sizeof(RAW_T)) & 63) == 0) {                                              \
+        PREFETCH_AHEAD((ra) + (v)*VW);                                                             \
+        PREFETCH_AHEAD((ra) + inner + (v)*VW);                                                     \
+        PREFETCH_AHEAD((rb) + (v)*VW);                                                             \
+        PREFETCH_AHEAD((rb) + inner + (v)*VW);                                                     \
     }
-    for (uint l = nv * VW; l < lanes; l++)
-        FINISH(sk[l - nv * VW], j0 + b + si[l - nv * VW], row * inner + lane0 + l, seg);
+__kernel void reduce_strided_wide(REDUCE_ARGS, ulong tile, __local SVEC_T *sp, __local IDXV *vi)
+{
+    ulong lane0 = get_global_id(0) * tile;
+    ulong g = get_global_id(1);
+    if (lane0 >= inner || g >= count * nseg) return;
+    ulong row = g / nseg, seg = g % nseg;
+    ulong b = seg * seg_len;
+    uint len = (uint)(min(n, b + seg_len) - b);
+    uint lanes = (uint)min(tile, inner - lane0);
+    uint nv = lanes / VW;
+    __global const RAW_T *p = x + x_off + (row * n + b) * inner + lane0;
+    KEY_T sk[VW];
+    uint si[VW];
+    for (uint v = 0; v < nv; v++) {
+        sp[v] = SVEC_INIT(VKEY(VLOAD(v, p)));
+#if !PACK
+        vi[v] = (IDXV)0;
+#endif
+    }
+    for (uint l = nv * VW; l < lanes; l++) {
+        sk[l - nv * VW] = KEY(p[l]);
+        si[l - nv * VW] = 0;
+    }
+    ZERO_ROW(p);
+    uint j = 1;
+    for (; j + 4 <= len; j += 4) {
+        __global const RAW_T *r = p + (ulong)j * inner;
+        STRIDED_VEC4_PF(nv, r, j, r + 2 * inner, j + 2, WIDE_PF)
+        for (uint q = 0; q < 4; q++)
+            STRIDED_TAIL(r + q * inner, j + q)
+    }
+    for (; j < len; j++) {
+        __global const RAW_T *r = p + (ulong)j * inner;
+        for (uint v = 0; v < nv; v++)
+            SVEC_STEP(v, VKEY(VLOAD(v, r)), j);
+        STRIDED_TAIL(r, j)
+        ZERO_ROW(r);
+    }
+#if FUSED_ZERO
+    NT_FENCE(); /* the zeros before the ones */
+#endif
+    STRIDED_FINISH();
 }
 
 /* Horizontal max of a key vector and min / max of an index vector, by halves (v is evaluated

@@ -201,12 +201,14 @@ void clmax_cl_query_device(clmax_context *ctx)
     cl_bool unified = CL_FALSE;
     cl_ulong max_alloc = 0;
     size_t max_wg = 1;
+    cl_ulong local_mem = 0;
     char pname[256] = "", dname[256] = "";
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL);
+    CL(GetDeviceInfo)(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL);
     CL(GetPlatformInfo)(cl->platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
     cl->info.is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
@@ -223,6 +225,7 @@ void clmax_cl_query_device(clmax_context *ctx)
     cl->info.compute_units = cu ? cu : 1;
     cl->info.max_wg = max_wg ? max_wg : 1;
     cl->info.max_alloc = max_alloc ? max_alloc : (128u << 20);
+    cl->info.local_mem = local_mem;
     snprintf(ctx->device_name, sizeof ctx->device_name, "%.250s / %.250s", pname, dname);
     ctx->iface = &cl_iface;
 }

@@ -21,7 +21,7 @@ typedef struct clmax_cl_program {
     char options[320];
     cl_program program;
     cl_kernel rows_wi, rows_wg, strided, combine, rows_vec, strided_blk, rows_short, fill_zero;
-    cl_kernel narrow_merge;
+    cl_kernel narrow_merge, strided_wide;
 } clmax_cl_program;
 
 struct clmax_cl {

@@ -42,7 +42,8 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl)
 {
     return cl->info.is_cpu &&
-           (pl->kernel == CLMAX_KERNEL_ROWS_VEC || pl->kernel == CLMAX_KERNEL_STRIDED_BLK);
+           (pl->kernel == CLMAX_KERNEL_ROWS_VEC || pl->kernel == CLMAX_KERNEL_STRIDED_BLK ||
+            pl->kernel == CLMAX_KERNEL_STRIDED_WIDE);
 }
 
 #define SET_ARG(k, i, v)                                                                           \
@@ -70,6 +71,22 @@ static clmax_status set_reduce_args(cl_kernel k, const clmax_cl_box *b, cl_ulong
     SET_ARG(k, 10, b->state);
     SET_ARG(k, 11, b->out);
     SET_ARG(k, 12, out_off);
+    return CLMAX_OK;
+}
+
+/* STRIDED_WIDE's tile and its local pairs: packed keys and indices, or for 64-bit keys the keys
+ * (8 bytes a lane) and the indices (4) apart. */
+static clmax_status set_wide_args(cl_kernel k, const clmax_plan *pl)
+{
+    size_t esize = pl->elem_size;
+    cl_ulong tile = pl->lane_block;
+    size_t pairs = (size_t)tile * (esize == 8 ? 8 : (size_t)clmax_wide_pair_bytes(esize));
+    size_t idx = esize == 8 ? (size_t)tile * 4 : 64;
+    cl_int err;
+    SET_ARG(k, 13, tile);
+    if ((err = CL(SetKernelArg)(k, 14, pairs, NULL)) != CL_SUCCESS ||
+        (err = CL(SetKernelArg)(k, 15, idx, NULL)) != CL_SUCCESS)
+        return clmax_cl_fail("clSetKernelArg", err);
     return CLMAX_OK;
 }
 
@@ -117,6 +134,15 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
         } else {
             global[0] = round_up((size_t)(nq * pl->nseg), local[0]);
         }
+    } else if (pl->kernel == CLMAX_KERNEL_STRIDED_WIDE) {
+        /* One work-item per group: the group's local memory is that item's running pairs. */
+        k = prog->strided_wide;
+        st = set_reduce_args(k, b, b->rows, pl);
+        if (st == CLMAX_OK) st = set_wide_args(k, pl);
+        local[0] = local[1] = 1;
+        global[0] = (size_t)((b->inner + pl->lane_block - 1) / pl->lane_block);
+        global[1] = (size_t)(b->rows * pl->nseg);
+        dims = 2;
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_WG) {
         k = prog->rows_wg;
         st = set_reduce_args(k, b, nq, pl);

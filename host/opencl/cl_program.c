@@ -75,6 +75,7 @@ static void release_one(clmax_cl_program *p)
     if (p->rows_short) CL(ReleaseKernel)(p->rows_short);
     if (p->fill_zero) CL(ReleaseKernel)(p->fill_zero);
     if (p->narrow_merge) CL(ReleaseKernel)(p->narrow_merge);
+    if (p->strided_wide) CL(ReleaseKernel)(p->strided_wide);
     if (p->program) CL(ReleaseProgram)(p->program);
     memset(p, 0, sizeof *p);
 }
@@ -226,7 +227,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
               {"reduce_strided", &p.strided},       {"combine", &p.combine},
               {"reduce_rows_vec", &p.rows_vec},     {"reduce_strided_blk", &p.strided_blk},
               {"reduce_rows_short", &p.rows_short}, {"fill_zero", &p.fill_zero},
-              {"narrow_merge", &p.narrow_merge}};
+              {"narrow_merge", &p.narrow_merge},    {"reduce_strided_wide", &p.strided_wide}};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         *ks[i].k = CL(CreateKernel)(p.program, ks[i].name, &err);
         if (*ks[i].k == NULL) {
