@@ -295,20 +295,24 @@ static void instrument(void)
 /* ---- The workload --------------------------------------------------------------------------- */
 
 /* Inputs chosen to reach every path: contiguous rows, a strided axis, a split axis, chunking
- * (max_chunk_bytes is lowered), Hardmax. */
+ * (max_chunk_bytes is lowered), Hardmax, a strided axis whose rows are longer than 8 KiB (CPU
+ * devices: reduce_strided_wide, its pairs in local memory, split in two segments). */
 #define N_LONG 50000
 #define N_NARROW 40001 /* [N_NARROW, 3] along axis 0: few lanes, taken as wide rows */
+#define WIDE_N 130
+#define WIDE_INNER 2100 /* 8400 bytes of each row */
 static float x_rows[4 * 37], x_strided[3 * 29 * 5], x_long[2 * N_LONG], x_narrow[N_NARROW * 3];
-static int64_t want_rows[4], want_strided[15], want_long[2], want_narrow[3];
+static float x_wide[WIDE_N * WIDE_INNER];
+static int64_t want_rows[4], want_strided[15], want_long[2], want_narrow[3], want_wide[WIDE_INNER];
 
 static void fill_inputs(void)
 {
     test_rng rng;
     rng_seed(&rng, 77);
-    float *all[] = {x_rows, x_strided, x_long, x_narrow};
+    float *all[] = {x_rows, x_strided, x_long, x_narrow, x_wide};
     size_t counts[] = {sizeof x_rows / 4, sizeof x_strided / 4, sizeof x_long / 4,
-                       sizeof x_narrow / 4};
-    for (int a = 0; a < 4; a++)
+                       sizeof x_narrow / 4, sizeof x_wide / 4};
+    for (int a = 0; a < 5; a++)
         for (size_t k = 0; k < counts[a]; k++)
             all[a][k] = (float)rng_below(&rng, 1000);
     ref_view v;
@@ -338,6 +342,12 @@ static void fill_inputs(void)
             if (x_narrow[j * 3 + i] > x_narrow[b * 3 + i]) b = j;
         want_narrow[i] = b;
     }
+    for (int i = 0; i < WIDE_INNER; i++) {
+        int b = 0;
+        for (int j = 1; j < WIDE_N; j++)
+            if (x_wide[j * WIDE_INNER + i] > x_wide[b * WIDE_INNER + i]) b = j;
+        want_wide[i] = b;
+    }
 }
 
 static int documented(clmax_status st)
@@ -360,6 +370,22 @@ static clmax_status run_argmax(clmax_context *ctx, const float *x, int64_t o, in
         for (int64_t k = 0; k < o * i; k++)
             cr_assert_eq(y[k], want[k], "fail_at %ld: output %lld is %lld, want %lld", fail_at,
                          (long long)k, (long long)y[k], (long long)want[k]);
+    return st;
+}
+
+/* ArgMax of x_wide along axis 0. */
+static clmax_status run_wide(clmax_context *ctx)
+{
+    clmax_tensor_desc d = {CLMAX_TYPE_FLOAT32, 2, {WIDE_N, WIDE_INNER}};
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = 0;
+    static int64_t y[WIDE_INNER];
+    clmax_status st = clmax_argmax(ctx, &d, x_wide, &a, y);
+    if (st == CLMAX_OK)
+        for (int k = 0; k < WIDE_INNER; k++)
+            cr_assert_eq(y[k], want_wide[k], "fail_at %ld: wide output %d is %lld, want %lld",
+                         fail_at, k, (long long)y[k], (long long)want_wide[k]);
     return st;
 }
 
@@ -416,18 +442,19 @@ static clmax_status run_enqueue(clmax_context *ctx, const float *x, int64_t d0, 
     return st;
 }
 
-#define OP_ENQUEUE 5 /* from here the enqueue API, on device buffers: it has no CPU fallback */
+#define OP_ENQUEUE 6 /* from here the enqueue API, on device buffers: it has no CPU fallback */
 
 /* Runs the operations in turn; stops at the first failure (whose message is then current). */
 static clmax_status workload(clmax_context *ctx, int *first_failure_op)
 {
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 8; k++) {
         clmax_status st = k == 0   ? run_argmax(ctx, x_rows, 4, 37, 1, want_rows)
                           : k == 1 ? run_argmax(ctx, x_strided, 3, 29, 5, want_strided)
                           : k == 2 ? run_argmax(ctx, x_long, 2, N_LONG, 1, want_long)
-                          : k == 3 ? run_hardmax(ctx, x_rows, 4, 37, want_rows)
-                          : k == 4 ? run_hardmax(ctx, x_long, 2, N_LONG, want_long)
-                          : k == 5 ? run_enqueue(ctx, x_long, 2, N_LONG, 1, want_long)
+                          : k == 3 ? run_wide(ctx)
+                          : k == 4 ? run_hardmax(ctx, x_rows, 4, 37, want_rows)
+                          : k == 5 ? run_hardmax(ctx, x_long, 2, N_LONG, want_long)
+                          : k == 6 ? run_enqueue(ctx, x_long, 2, N_LONG, 1, want_long)
                                    : run_enqueue(ctx, x_narrow, N_NARROW, 3, 0, want_narrow);
         if (st != CLMAX_OK) {
             *first_failure_op = k;
