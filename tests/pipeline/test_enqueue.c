@@ -522,13 +522,12 @@ typedef struct shape3 {
     int64_t axis;
 } shape3;
 
-/* contiguous rows, a strided axis, an outermost axis, few long rows that the planner splits, and
- * short rows (on CPU devices 16 rows per work-item, and a partial last one) */
-static const shape3 shapes[] = {{2, {37, 1000}, 1},
-                                {3, {5, 300, 33}, 1},
-                                {2, {1000, 3}, 0},
-                                {2, {3, 200003}, -1},
-                                {2, {50, 33}, 1}};
+/* contiguous rows, a strided axis, an outermost axis, few long rows that the planner splits,
+ * short rows (on CPU devices 16 rows per work-item, and a partial last one), and a strided axis
+ * with rows of more than 8 KiB for types of two bytes or more (CPU devices: the wide tiles, the
+ * axis split in three) */
+static const shape3 shapes[] = {{2, {37, 1000}, 1},   {3, {5, 300, 33}, 1}, {2, {1000, 3}, 0},
+                                {2, {3, 200003}, -1}, {2, {50, 33}, 1},     {2, {200, 5003}, 0}};
 
 /* Whether the planner splits the axis (and scratch is needed): only when nothing forces a
  * strategy, through options or the environment. */
@@ -695,13 +694,14 @@ Test(enqueue, hardmax_zeros_in_the_reduce)
     env_open(&e, 0);
     clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
     const shape3 cases[] = {
-        {2, {3, 70001}, 1},   /* long rows, split into segments */
-        {2, {5, 100}, 1},     /* rows of 100: words left after the vector loop */
-        {3, {3, 37, 64}, 1},  /* whole lane rows of 64: 16-bit types read two streams */
-        {3, {2, 9, 40}, 1},   /* lanes past the last full vector */
-        {2, {5000, 3}, 0},    /* lanes shorter than a vector, the axis split */
-        {2, {6, 5000}, 0},    /* a lane block and a shorter one */
-        {3, {2, 2051, 16}, 1} /* split whole-row lanes */
+        {2, {3, 70001}, 1},    /* long rows, split into segments */
+        {2, {5, 100}, 1},      /* rows of 100: words left after the vector loop */
+        {3, {3, 37, 64}, 1},   /* whole lane rows of 64: 16-bit types read two streams */
+        {3, {2, 9, 40}, 1},    /* lanes past the last full vector */
+        {2, {5000, 3}, 0},     /* lanes shorter than a vector, the axis split */
+        {2, {6, 5000}, 0},     /* a lane block and a shorter one */
+        {3, {2, 2051, 16}, 1}, /* split whole-row lanes */
+        {2, {150, 4100}, 0}    /* rows of 8200 bytes or more: wide tiles, the axis split */
     };
     int n = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
