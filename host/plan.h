@@ -41,8 +41,9 @@ static inline uint64_t clmax_lane_block(size_t elem_size)
 /* STRIDED_WIDE: rows longer than CLMAX_LANE_BYTES are read in tiles of up to CLMAX_WIDE_BYTES of
  * each row per work-item, whose running pairs live in local memory: 4 bytes a lane for 8- and
  * 16-bit keys (packed in a uint), 8 for 32-bit ones (a ulong), 12 for 64-bit ones (key, index).
- * On the development machine [1024,65536] float32 axis 0 ran at 22-23 GB/s in 8 KiB blocks, 26.5
- * in 32 KiB tiles and 30-31 in 64 or 128 KiB ones (docs/PERFORMANCE.md, item 15). */
+ * In throwaway kernels on the development machine, [1024,65536] float32 axis 0 ran at 22-23 GB/s
+ * in 8 KiB tiles, 26.5 in 32 KiB ones and 28-31 in 64 or 128 KiB ones; in the library 64 KiB beat
+ * 32 and 128 (docs/PERFORMANCE.md, item 15). */
 #define CLMAX_WIDE_BYTES 65536
 
 static inline uint64_t clmax_wide_pair_bytes(size_t elem_size)

@@ -727,12 +727,13 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 }
 
 /* A strided axis with rows longer than LB lanes, on CPU devices: one work-item per (tile of lanes,
- * row, segment), as in reduce_strided_blk, but a tile is tile lanes wide (the host makes it 32-64
- * KiB of each row) and its running pairs live in local memory (sp, and vi for 64-bit keys; the
- * host sizes both and runs one work-item per group). Reading 64 KiB of each of four rows a step
- * keeps the hardware prefetcher streaming, which blocks of 8 KiB did not: on the development
- * machine [1024,65536] float32 axis 0 went from about 23 to 30 GB/s (docs/PERFORMANCE.md,
- * item 15). Each vector of the four rows is prefetched PF_BYTES ahead, once per 64 bytes. */
+ * row, segment), as in reduce_strided_blk, but a tile is tile lanes wide (the host makes it up to
+ * 64 KiB of each row, the whole row when that is shorter) and its running pairs live in local
+ * memory (sp, and vi for 64-bit keys; the host sizes both and runs one work-item per group).
+ * Reading 64 KiB of each of four rows a step keeps the hardware prefetcher streaming, which blocks
+ * of 8 KiB did not: on the development machine [1024,65536] float32 axis 0 went from 22-24 to
+ * 27-28 GB/s (docs/PERFORMANCE.md, item 15). Each vector of the four rows is prefetched PF_BYTES
+ * ahead, once per 64 bytes. */
 #define WIDE_PF(v, ra, rb)                                                                         \
     if ((((v)*VW * (uint)sizeof(RAW_T)) & 63) == 0) {                                              \
         PREFETCH_AHEAD((ra) + (v)*VW);                                                             \
