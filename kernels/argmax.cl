@@ -596,33 +596,61 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
     }                                                                                              \
     for (uint l = nv * VW; l < lanes; l++)                                                         \
     FINISH(sk[l - nv * VW], j0 + b + si[l - nv * VW], row * inner + lane0 + l, seg)
+/* A strided work-item of w lanes: its tile of lanes, row and segment, and p, the first row of
+ * its segment. */
+#define STRIDED_ITEM(w)                                                                            \
+    ulong lane0 = get_global_id(0) * (w);                                                          \
+    ulong g = get_global_id(1);                                                                    \
+    if (lane0 >= inner || g >= count * nseg) return;                                               \
+    ulong row = g / nseg, seg = g % nseg;                                                          \
+    ulong b = seg * seg_len;                                                                       \
+    uint len = (uint)(min(n, b + seg_len) - b);                                                    \
+    uint lanes = (uint)min((ulong)(w), inner - lane0);                                             \
+    uint nv = lanes / VW;                                                                          \
+    __global const RAW_T *p = x + x_off + (row * n + b) * inner + lane0
+#if PACK
+#define VI_START(v)
+#else
+#define VI_START(v) vi[v] = (IDXV)0
+#endif
+/* The running pairs from the first row: nv vectors in sp (and vi), the lanes past them in sk and
+ * si. */
+#define STRIDED_START()                                                                            \
+    KEY_T sk[VW];                                                                                  \
+    uint si[VW];                                                                                   \
+    for (uint v = 0; v < nv; v++) {                                                                \
+        sp[v] = SVEC_INIT(VKEY(VLOAD(v, p)));                                                      \
+        VI_START(v);                                                                               \
+    }                                                                                              \
+    for (uint l = nv * VW; l < lanes; l++) {                                                       \
+        sk[l - nv * VW] = KEY(p[l]);                                                               \
+        si[l - nv * VW] = 0;                                                                       \
+    }
+/* The rows from j to the end of the segment one at a time, then the answers. In Hardmax the
+ * zeros go out before the ones (NT_FENCE). */
+#if FUSED_ZERO
+#define ZERO_FENCE() NT_FENCE()
+#else
+#define ZERO_FENCE()
+#endif
+#define STRIDED_END()                                                                              \
+    for (; j < len; j++) {                                                                         \
+        __global const RAW_T *r = p + (ulong)j * inner;                                            \
+        for (uint v = 0; v < nv; v++)                                                              \
+            SVEC_STEP(v, VKEY(VLOAD(v, r)), j);                                                    \
+        STRIDED_TAIL(r, j)                                                                         \
+        ZERO_ROW(r);                                                                               \
+    }                                                                                              \
+    ZERO_FENCE();                                                                                  \
+    STRIDED_FINISH()
 __kernel void reduce_strided_blk(REDUCE_ARGS)
 {
-    ulong lane0 = get_global_id(0) * LB;
-    ulong g = get_global_id(1);
-    if (lane0 >= inner || g >= count * nseg) return;
-    ulong row = g / nseg, seg = g % nseg;
-    ulong b = seg * seg_len;
-    uint len = (uint)(min(n, b + seg_len) - b);
-    uint lanes = (uint)min((ulong)LB, inner - lane0);
-    uint nv = lanes / VW;
-    __global const RAW_T *p = x + x_off + (row * n + b) * inner + lane0;
+    STRIDED_ITEM(LB);
     SVEC_T sp[LB / VW];
 #if !PACK
     IDXV vi[LB / VW];
 #endif
-    KEY_T sk[VW];
-    uint si[VW];
-    for (uint v = 0; v < nv; v++) {
-        sp[v] = SVEC_INIT(VKEY(VLOAD(v, p)));
-#if !PACK
-        vi[v] = (IDXV)0;
-#endif
-    }
-    for (uint l = nv * VW; l < lanes; l++) {
-        sk[l - nv * VW] = KEY(p[l]);
-        si[l - nv * VW] = 0;
-    }
+    STRIDED_START();
 /* FUSED_ZERO: the zeros of the lanes of row r_ (as read; its output has the same offset), and in
  * STRIDED_VEC4 of its four rows: ZSTEP words of each per vector, the rest after. */
 #if FUSED_ZERO
@@ -713,17 +741,7 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
     } else {
         STRIDED_STEP4(nv)
     }
-    for (; j < len; j++) {
-        __global const RAW_T *r = p + (ulong)j * inner;
-        for (uint v = 0; v < nv; v++)
-            SVEC_STEP(v, VKEY(VLOAD(v, r)), j);
-        STRIDED_TAIL(r, j)
-        ZERO_ROW(r);
-    }
-#if FUSED_ZERO
-    NT_FENCE(); /* the zeros before the ones */
-#endif
-    STRIDED_FINISH();
+    STRIDED_END();
 }
 
 /* A strided axis with rows longer than LB lanes, on CPU devices: one work-item per (tile of lanes,
@@ -743,27 +761,8 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
     }
 __kernel void reduce_strided_wide(REDUCE_ARGS, ulong tile, __local SVEC_T *sp, __local IDXV *vi)
 {
-    ulong lane0 = get_global_id(0) * tile;
-    ulong g = get_global_id(1);
-    if (lane0 >= inner || g >= count * nseg) return;
-    ulong row = g / nseg, seg = g % nseg;
-    ulong b = seg * seg_len;
-    uint len = (uint)(min(n, b + seg_len) - b);
-    uint lanes = (uint)min(tile, inner - lane0);
-    uint nv = lanes / VW;
-    __global const RAW_T *p = x + x_off + (row * n + b) * inner + lane0;
-    KEY_T sk[VW];
-    uint si[VW];
-    for (uint v = 0; v < nv; v++) {
-        sp[v] = SVEC_INIT(VKEY(VLOAD(v, p)));
-#if !PACK
-        vi[v] = (IDXV)0;
-#endif
-    }
-    for (uint l = nv * VW; l < lanes; l++) {
-        sk[l - nv * VW] = KEY(p[l]);
-        si[l - nv * VW] = 0;
-    }
+    STRIDED_ITEM(tile);
+    STRIDED_START();
     ZERO_ROW(p);
     uint j = 1;
     for (; j + 4 <= len; j += 4) {
@@ -772,17 +771,7 @@ __kernel void reduce_strided_wide(REDUCE_ARGS, ulong tile, __local SVEC_T *sp, _
         for (uint q = 0; q < 4; q++)
             STRIDED_TAIL(r + q * inner, j + q)
     }
-    for (; j < len; j++) {
-        __global const RAW_T *r = p + (ulong)j * inner;
-        for (uint v = 0; v < nv; v++)
-            SVEC_STEP(v, VKEY(VLOAD(v, r)), j);
-        STRIDED_TAIL(r, j)
-        ZERO_ROW(r);
-    }
-#if FUSED_ZERO
-    NT_FENCE(); /* the zeros before the ones */
-#endif
-    STRIDED_FINISH();
+    STRIDED_END();
 }
 
 /* Horizontal max of a key vector and min / max of an index vector, by halves (v is evaluated
