@@ -711,14 +711,20 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         }                                                                                          \
         ZROWS_END(NV);                                                                             \
     }
-#define STRIDED_STEP4(NV)                                                                          \
+/* Rows j to j + 3 a step while four remain: ROW_PF(r) before each step at row r, PF(v, ra, rb)
+ * before each vector (STRIDED_VEC4_PF). */
+#define STRIDED_STEP4_PF(NV, ROW_PF, PF)                                                           \
     for (; j + 4 <= len; j += 4) {                                                                 \
         __global const RAW_T *r = p + (ulong)j * inner;                                            \
-        if (stream) PREFETCH_RUN(r, 4 * lanes * (uint)sizeof(RAW_T));                              \
-        STRIDED_VEC4(NV, r, j, r + 2 * inner, j + 2)                                               \
+        ROW_PF(r);                                                                                 \
+        STRIDED_VEC4_PF(NV, r, j, r + 2 * inner, j + 2, PF)                                        \
         for (uint q = 0; q < 4; q++)                                                               \
             STRIDED_TAIL(r + q * inner, j + q)                                                     \
     }
+/* Whole rows (stream) are prefetched as one sequential run. */
+#define STREAM_PF(r)                                                                               \
+    if (stream) PREFETCH_RUN(r, 4 * lanes * (uint)sizeof(RAW_T))
+#define STRIDED_STEP4(NV) STRIDED_STEP4_PF(NV, STREAM_PF, NO_PF)
 #if PACK && KEY_ALL == 0xFFFF
     if (stream && nv * VW == lanes && lanes <= 256) {
         /* 16-bit keys in rows of at most 512 bytes: two streams, two rows from the first half of
@@ -752,6 +758,7 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
  * of 8 KiB did not: on the development machine [1024,65536] float32 axis 0 went from 22-24 to
  * 27-28 GB/s (docs/PERFORMANCE.md, item 15). Each vector of the four rows is prefetched PF_BYTES
  * ahead, once per 64 bytes. */
+#define NO_ROW_PF(r)
 #define WIDE_PF(v, ra, rb)                                                                         \
     if ((((v)*VW * (uint)sizeof(RAW_T)) & 63) == 0) {                                              \
         PREFETCH_AHEAD((ra) + (v)*VW);                                                             \
@@ -765,12 +772,7 @@ __kernel void reduce_strided_wide(REDUCE_ARGS, ulong tile, __local SVEC_T *sp, _
     STRIDED_START();
     ZERO_ROW(p);
     uint j = 1;
-    for (; j + 4 <= len; j += 4) {
-        __global const RAW_T *r = p + (ulong)j * inner;
-        STRIDED_VEC4_PF(nv, r, j, r + 2 * inner, j + 2, WIDE_PF)
-        for (uint q = 0; q < 4; q++)
-            STRIDED_TAIL(r + q * inner, j + q)
-    }
+    STRIDED_STEP4_PF(nv, NO_ROW_PF, WIDE_PF)
     STRIDED_END();
 }
 
