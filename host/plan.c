@@ -38,7 +38,8 @@ static uint64_t wide_tile(const clmax_device_info *dev, uint64_t inner, size_t e
     uint64_t block = clmax_lane_block(elem_size);
     if (inner <= block) return 0;
     uint64_t most = CLMAX_WIDE_BYTES / elem_size;
-    uint64_t fit = dev->local_mem / 2 / clmax_wide_pair_bytes(elem_size) / 16 * 16;
+    uint64_t lane_bytes = clmax_wide_key_bytes(elem_size) + clmax_wide_index_bytes(elem_size);
+    uint64_t fit = dev->local_mem / 2 / lane_bytes / 16 * 16;
     if (fit < most) most = fit;
     if (most < 2 * block) return 0;
     uint64_t tiles = ceil_div(inner, most);

@@ -74,14 +74,14 @@ static clmax_status set_reduce_args(cl_kernel k, const clmax_cl_box *b, cl_ulong
     return CLMAX_OK;
 }
 
-/* STRIDED_WIDE's tile and its local pairs: packed keys and indices, or for 64-bit keys the keys
- * (8 bytes a lane) and the indices (4) apart. */
+/* STRIDED_WIDE's tile and its local pairs (host/plan.h): the keys, and the indices apart where
+ * they are not packed with them (else a token 64 bytes, as a local argument cannot be empty). */
 static clmax_status set_wide_args(cl_kernel k, const clmax_plan *pl)
 {
-    size_t esize = pl->elem_size;
     cl_ulong tile = pl->lane_block;
-    size_t pairs = (size_t)tile * (esize == 8 ? 8 : (size_t)clmax_wide_pair_bytes(esize));
-    size_t idx = esize == 8 ? (size_t)tile * 4 : 64;
+    size_t pairs = (size_t)(tile * clmax_wide_key_bytes(pl->elem_size));
+    size_t idx = (size_t)(tile * clmax_wide_index_bytes(pl->elem_size));
+    if (idx == 0) idx = 64;
     cl_int err;
     SET_ARG(k, 13, tile);
     if ((err = CL(SetKernelArg)(k, 14, pairs, NULL)) != CL_SUCCESS ||
