@@ -43,6 +43,27 @@ static void plant_segment_ties(clmax_type type, void *x, ref_view v, test_rng *r
         }
 }
 
+/* A background below one with the ties of plant_segment_ties. */
+static void fill_segment_ties(clmax_type type, void *x, uint64_t count, ref_view v, test_rng *rng)
+{
+    for (uint64_t e = 0; e < count; e++)
+        elem_set(type, x, e, value_below_one(type, rng));
+    plant_segment_ties(type, x, v, rng);
+}
+
+/* Case c for elements of type: its descriptor, view and element count, and a buffer for it. */
+static void *case_input(clmax_type type, size_t c, clmax_tensor_desc *d, ref_view *v,
+                        uint64_t *count)
+{
+    *d = test_desc(type, cases[c].rank, cases[c].dims);
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = cases[c].axis;
+    cr_assert_eq(ref_argmax_check(d, &a, NULL, v), CLMAX_OK);
+    *count = output_count(d);
+    return test_malloc((size_t)*count * ref_type_size(type));
+}
+
 static void check_all(clmax_context *ctx, const char *what, clmax_type type,
                       const clmax_tensor_desc *d, const void *x, int64_t axis, int values)
 {
@@ -69,14 +90,10 @@ static void run_type(clmax_backend backend, clmax_type type)
     test_rng rng;
     rng_seed(&rng, 5300 + (uint64_t)type);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        clmax_tensor_desc d = test_desc(type, cases[c].rank, cases[c].dims);
-        clmax_argmax_attrs a;
-        clmax_argmax_attrs_init(&a, 13);
-        a.axis = cases[c].axis;
+        clmax_tensor_desc d;
         ref_view v;
-        cr_assert_eq(ref_argmax_check(&d, &a, NULL, &v), CLMAX_OK);
-        uint64_t count = output_count(&d);
-        void *x = test_malloc((size_t)count * ref_type_size(type));
+        uint64_t count;
+        void *x = case_input(type, c, &d, &v, &count);
         const fill_mode fills[] = {FILL_FEW, FILL_CONST, FILL_MIXED, FILL_SPECIAL};
         for (int f = 0; f < 5; f++) {
             /* The CPU backend has no tiles (its strided lanes are covered by the argmax,
@@ -88,9 +105,7 @@ static void run_type(clmax_backend backend, clmax_type type)
                 fill_tensor(type, x, count, fills[f], &rng);
                 snprintf(what, sizeof what, "wide case %zu fill %s", c, fill_mode_str(fills[f]));
             } else {
-                for (uint64_t e = 0; e < count; e++)
-                    elem_set(type, x, e, value_below_one(type, &rng));
-                plant_segment_ties(type, x, v, &rng);
+                fill_segment_ties(type, x, count, v, &rng);
                 snprintf(what, sizeof what, "wide case %zu, ties at segment boundaries", c);
             }
             check_all(ctx, what, type, &d, x, cases[c].axis, f >= 2);
@@ -120,19 +135,12 @@ BACKEND_TEST(wide, chunked, .timeout = 900)
     const clmax_type types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_UINT8, CLMAX_TYPE_FLOAT16,
                                 CLMAX_TYPE_INT64};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-        clmax_type type = types[t];
-        clmax_tensor_desc d = test_desc(type, cases[0].rank, cases[0].dims);
-        clmax_argmax_attrs a;
-        clmax_argmax_attrs_init(&a, 13);
-        a.axis = cases[0].axis;
+        clmax_tensor_desc d;
         ref_view v;
-        cr_assert_eq(ref_argmax_check(&d, &a, NULL, &v), CLMAX_OK);
-        uint64_t count = output_count(&d);
-        void *x = test_malloc((size_t)count * ref_type_size(type));
-        for (uint64_t e = 0; e < count; e++)
-            elem_set(type, x, e, value_below_one(type, &rng));
-        plant_segment_ties(type, x, v, &rng);
-        check_all(ctx, "wide, chunks of 1 MiB", type, &d, x, a.axis, 1);
+        uint64_t count;
+        void *x = case_input(types[t], 0, &d, &v, &count);
+        fill_segment_ties(types[t], x, count, v, &rng);
+        check_all(ctx, "wide, chunks of 1 MiB", types[t], &d, x, cases[0].axis, 1);
         free(x);
     }
     clmax_context_destroy(ctx);
