@@ -6,7 +6,8 @@
 #include "internal.h"
 
 typedef struct clmax_device_info {
-    int is_cpu;             /* CL_DEVICE_TYPE_CPU: PoCL and other host devices */
+    int is_cpu;             /* CL_DEVICE_TYPE_CPU: PoCL and other host devices (as planned) */
+    int native_cpu;         /* CL_DEVICE_TYPE_CPU whatever CLMAX_PLAN says: x86 builtins build */
     int unified_memory;     /* CL_DEVICE_HOST_UNIFIED_MEMORY */
     unsigned compute_units; /* CL_DEVICE_MAX_COMPUTE_UNITS */
     size_t max_wg;          /* CL_DEVICE_MAX_WORK_GROUP_SIZE */

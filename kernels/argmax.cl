@@ -8,7 +8,8 @@
  *   OUT_MODE 0: write int64 indices; 1: int32 indices; 2: Hardmax, write ONE_BITS (of RAW_T) at
  *           the winner of an output already filled with zeros (or zeroed by the kernel itself:
  *           FUSED_ZERO below)
- *   NT      1: a CPU device; bulk output may go out with non-temporal stores (see NT_STORE)
+ *   NT      1: planned as a CPU device (CLMAX_PLAN=cpu on another device); 2: a CPU device,
+ *           whose bulk output may go out with non-temporal stores (see NT_STORE); 0: neither
  *
  * A box of the canonical view [rows, n, inner] starts at x + x_off. Every (row, lane) pair
  * q = row * inner + lane has its answer; the axis may be cut into nseg segments of seg_len, each
@@ -67,7 +68,7 @@
 #ifndef NT
 #define NT 0
 #endif
-#if NT && defined(__has_builtin)
+#if NT == 2 && defined(__has_builtin)
 #if __has_builtin(__builtin_nontemporal_store) && __has_builtin(__builtin_ia32_sfence)
 #define HAVE_NT 1
 #endif
@@ -248,8 +249,64 @@ __kernel void reduce_rows_wi(REDUCE_ARGS)
     FINISH(bk, j0 + bi, q, seg);
 }
 
-/* One (q, segment) per work-group of WG items: strided loads across the group, then a tree in
- * local memory. The GPU strategy for contiguous rows. */
+/* reduce_rows_wg's contiguous rows read 16 bytes a load (GV elements): on a GPU a warp then asks
+ * for 512 bytes at once, four to sixteen times what one element per load keeps in flight, which is
+ * what the memory's latency needs to reach its bandwidth. */
+#ifndef ES
+#define ES 4 /* bytes per element */
+#endif
+#if ES == 1
+#define GV 16
+#define GV_LANES(M, r)                                                                             \
+    M(r.s0, 0)                                                                                     \
+    M(r.s1, 1) M(r.s2, 2) M(r.s3, 3) M(r.s4, 4) M(r.s5, 5) M(r.s6, 6) M(r.s7, 7) M(r.s8, 8)        \
+        M(r.s9, 9) M(r.sa, 10) M(r.sb, 11) M(r.sc, 12) M(r.sd, 13) M(r.se, 14) M(r.sf, 15)
+#elif ES == 2
+#define GV 8
+#define GV_LANES(M, r)                                                                             \
+    M(r.s0, 0) M(r.s1, 1) M(r.s2, 2) M(r.s3, 3) M(r.s4, 4) M(r.s5, 5) M(r.s6, 6) M(r.s7, 7)
+#elif ES == 4
+#define GV 4
+#define GV_LANES(M, r) M(r.s0, 0) M(r.s1, 1) M(r.s2, 2) M(r.s3, 3)
+#else
+#define GV 2
+#define GV_LANES(M, r) M(r.s0, 0) M(r.s1, 1)
+#endif
+#define GCAT_(a, b) a##b
+#define GCAT(a, b) GCAT_(a, b)
+#define RAWG GCAT(RAW_T, GV) /* uchar16, ushort8, uint4 or ulong2 */
+
+/* Element j with raw bits u into the running pair (bk, bi), which may still be empty. */
+#define TAKE(u, j)                                                                                 \
+    {                                                                                              \
+        KEY_T k_ = KEY(u);                                                                         \
+        ulong j_ = (j);                                                                            \
+        if (BETTER(k_, j_, bk, bi)) {                                                              \
+            bk = k_;                                                                               \
+            bi = j_;                                                                               \
+        }                                                                                          \
+    }
+#define TAKE_LANE(u, c) TAKE(u, base + (c))
+
+/* Merges the WG items' pairs of a work-group into lk[0], li[0] (all items call it). */
+void tree_wg(__local KEY_T *lk, __local ulong *li, uint t, KEY_T bk, ulong bi)
+{
+    lk[t] = bk;
+    li[t] = bi;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG / 2; s > 0; s >>= 1) {
+        if (t < s && BETTER(lk[t + s], li[t + s], lk[t], li[t])) {
+            lk[t] = lk[t + s];
+            li[t] = li[t + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* One (q, segment) per work-group of WG items: loads spread across the group, then a tree in
+ * local memory. The GPU strategy for contiguous rows. Each item sees its elements in increasing
+ * index order (the few before the first 16-byte boundary, its vectors, the few after the last),
+ * and the pairs start empty (EMPTY_IDX), so BETTER gives the tie rule's answer throughout. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(REDUCE_ARGS)
 {
     __local KEY_T lk[WG];
@@ -263,28 +320,32 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(RED
     __global const RAW_T *p = x + x_off + row * n * inner + lane;
     KEY_T bk = 0;
     ulong bi = EMPTY_IDX;
-    ulong j = b + t;
-    if (j < e) {
-        bk = KEY(p[j * inner]);
-        bi = j;
-    }
-    for (j += WG; j < e; j += WG) {
-        KEY_T k = KEY(p[j * inner]);
-        if (REPLACES(k, bk)) {
-            bk = k;
-            bi = j;
+    if (inner == 1) {
+        ulong head = ((16 - ((ulong)(p + b) & 15)) & 15) / ES;
+        head = min(head, e - b);
+        if (t < head) TAKE(p[b + t], b + t);
+        ulong vb = b + head, nv = (e - vb) / GV;
+        __global const RAWG *pv = (__global const RAWG *)(p + vb);
+        ulong v = t;
+        for (; v + WG < nv; v += 2 * WG) { /* two loads in flight before the compares */
+            RAWG r0 = pv[v], r1 = pv[v + WG];
+            ulong base = vb + v * GV;
+            GV_LANES(TAKE_LANE, r0)
+            base += (ulong)WG * GV;
+            GV_LANES(TAKE_LANE, r1)
         }
-    }
-    lk[t] = bk;
-    li[t] = bi;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = WG / 2; s > 0; s >>= 1) {
-        if (t < s && BETTER(lk[t + s], li[t + s], lk[t], li[t])) {
-            lk[t] = lk[t + s];
-            li[t] = li[t + s];
+        if (v < nv) {
+            RAWG r0 = pv[v];
+            ulong base = vb + v * GV;
+            GV_LANES(TAKE_LANE, r0)
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        ulong tail = vb + nv * GV;
+        if (tail + t < e) TAKE(p[tail + t], tail + t);
+    } else {
+        for (ulong j = b + t; j < e; j += WG)
+            TAKE(p[j * inner], j);
     }
+    tree_wg(lk, li, t, bk, bi);
     if (t == 0) FINISH(lk[0], j0 + li[0], q, seg);
 }
 
@@ -329,6 +390,31 @@ __kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
         }
     }
     finish(bk, bi, q, 0, 1, flags, n, inner, part, state, out, out_off);
+}
+
+/* combine for many segments (GPUs): a work-group per q, each item merging every WG-th segment,
+ * then the tree. One work-item reading hundreds of pairs one after another would wait on memory
+ * for longer than the reduce took. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+combine_wg(ulong count, ulong nseg, int flags, __global ulong *part, __global ulong *state,
+           __global OUT_T *out, ulong out_off, ulong n, ulong inner)
+{
+    __local KEY_T lk[WG];
+    __local ulong li[WG];
+    ulong q = get_group_id(0);
+    uint t = get_local_id(0);
+    KEY_T bk = 0;
+    ulong bi = EMPTY_IDX;
+    for (ulong s = t; s < nseg; s += WG) {
+        KEY_T k = (KEY_T)part[2 * (q * nseg + s)];
+        ulong i = part[2 * (q * nseg + s) + 1];
+        if (BETTER(k, i, bk, bi)) {
+            bk = k;
+            bi = i;
+        }
+    }
+    tree_wg(lk, li, t, bk, bi);
+    if (t == 0) finish(lk[0], li[0], q, 0, 1, flags, n, inner, part, state, out, out_off);
 }
 
 /* ---- CPU devices: explicit vectors ---------------------------------------------------------

@@ -377,8 +377,15 @@ Test(context, environment_plan, .timeout = 900)
     static const struct {
         int64_t dims[3];
         uint64_t chunk; /* max_chunk_bytes; 0: the device's limit */
-    } cases[] = {{{40, 50, 1}, 0},  {{9, 3000, 1}, 0},    {{4, 300, 33}, 0},    {{2, 20011, 1}, 0},
-                 {{1, 5000, 3}, 0}, {{3, 2000, 3}, 4096}, {{2, 10, 2000}, 4096}};
+    } cases[] = {{{40, 50, 1}, 0},
+                 {{9, 3000, 1}, 0},
+                 {{4, 300, 33}, 0},
+                 {{2, 20011, 1}, 0},
+                 {{1, 5000, 3}, 0},
+                 {{3, 2000, 3}, 4096},
+                 {{2, 10, 2000}, 4096},
+                 /* planned as a GPU: 156 segments, merged by a work-group each (combine_wg) */
+                 {{1, 40000, 2}, 0}};
     static const clmax_type types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16, CLMAX_TYPE_INT64};
     test_rng rng;
     rng_seed(&rng, 2024);

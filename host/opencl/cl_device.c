@@ -211,11 +211,12 @@ void clmax_cl_query_device(clmax_context *ctx)
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_mem, &local_mem, NULL);
     CL(GetPlatformInfo)(cl->platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
-    cl->info.is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    cl->info.is_cpu = cl->info.native_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     cl->info.unified_memory = unified == CL_TRUE;
     /* CLMAX_PLAN: the planner and the chunking see the kind asked for. The kernels depend on the
-     * kind only through the planned work-group size, which is in the build options, so the program
-     * caches (in memory and on disk) keep telling the two apart. */
+     * kind through the build options (the planned work-group size, NT), so the program caches (in
+     * memory and on disk) keep telling the two apart; the CPU builtins (prefetch, non-temporal
+     * stores) follow the real kind, as other compilers refuse them. */
     if (ctx->plan_as == CLMAX_PLAN_AS_GPU) {
         cl->info.is_cpu = 0;
         cl->info.unified_memory = 0;

@@ -18,9 +18,10 @@ typedef enum clmax_out_mode {
 /* One built program: a (type, tie rule, work-group size, output) specialisation of
  * kernels/argmax.cl. */
 typedef struct clmax_cl_program {
-    char options[320];
+    char options[384];
     cl_program program;
-    cl_kernel rows_wi, rows_wg, strided, combine, rows_vec, strided_blk, rows_short, fill_zero;
+    cl_kernel rows_wi, rows_wg, strided, combine, combine_wg, rows_vec, strided_blk, rows_short,
+        fill_zero;
     cl_kernel narrow_merge, strided_wide;
 } clmax_cl_program;
 

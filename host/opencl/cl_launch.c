@@ -1,6 +1,10 @@
 /* Launching the planned kernels over one box, shared by the host-pointer and enqueue paths. */
 #include "cl_internal.h"
 
+/* Segments per output from which GPUs merge them with a work-group each (combine_wg) rather than
+ * a work-item each (combine). */
+#define GPU_COMBINE_WG_MIN 32
+
 static size_t round_up(size_t v, size_t m)
 {
     return (v + m - 1) / m * m;
@@ -101,12 +105,14 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     cl_uint dims = 1;
     clmax_status st;
     if (pl->kernel == CLMAX_KERNEL_STRIDED) {
+        /* Groups of wg items even where inner is narrow: (row, segment) pairs fill the rest of a
+         * group (dimension 1), as a GPU holds only so many groups per compute unit. */
         k = prog->strided;
         st = set_reduce_args(k, b, b->rows, pl);
         local[0] = b->inner < wg ? pow2_ceil((size_t)b->inner) : wg;
-        local[1] = 1;
+        local[1] = cl->info.is_cpu ? 1 : wg / local[0];
         global[0] = round_up((size_t)b->inner, local[0]);
-        global[1] = (size_t)(b->rows * pl->nseg);
+        global[1] = round_up((size_t)(b->rows * pl->nseg), local[1]);
         dims = 2;
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_SHORT) {
         k = prog->rows_short;
@@ -167,7 +173,8 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
 
     cl_ulong count = nq, nseg = pl->nseg, out_off = b->out_off, n = b->n, inner = b->inner;
     cl_int flags = b->flags;
-    k = prog->combine;
+    int group = !cl->info.is_cpu && pl->nseg >= GPU_COMBINE_WG_MIN;
+    k = group ? prog->combine_wg : prog->combine;
     st = CLMAX_OK;
 #define SET(i, v)                                                                                  \
     if (st == CLMAX_OK && (err = CL(SetKernelArg)(k, i, sizeof(v), &(v))) != CL_SUCCESS)           \
@@ -184,7 +191,7 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
 #undef SET
     if (st == CLMAX_OK) {
         local[0] = wg;
-        global[0] = round_up((size_t)nq, wg);
+        global[0] = group ? (size_t)nq * wg : round_up((size_t)nq, wg);
         err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, global, local, 1, &reduced, done);
         if (err != CL_SUCCESS) st = clmax_cl_fail("clEnqueueNDRangeKernel", err);
     }

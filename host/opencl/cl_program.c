@@ -70,6 +70,7 @@ static void release_one(clmax_cl_program *p)
     if (p->rows_wg) CL(ReleaseKernel)(p->rows_wg);
     if (p->strided) CL(ReleaseKernel)(p->strided);
     if (p->combine) CL(ReleaseKernel)(p->combine);
+    if (p->combine_wg) CL(ReleaseKernel)(p->combine_wg);
     if (p->rows_vec) CL(ReleaseKernel)(p->rows_vec);
     if (p->strided_blk) CL(ReleaseKernel)(p->strided_blk);
     if (p->rows_short) CL(ReleaseKernel)(p->rows_short);
@@ -168,17 +169,19 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
                       : es == 2 ? "0xFFFFu"
                       : es == 4 ? "0xFFFFFFFFu"
                                 : "0xFFFFFFFFFFFFFFFFul";
-    char options[320];
+    char options[384];
     int n = snprintf(
         options, sizeof options,
         "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
-        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d",
+        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d "
+        "-DES=%zu",
         raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode,
         (int)clmax_lane_block(es), min ? 1 : 0, is_float, all,
         es <= 2   ? 16
         : es == 4 ? 8
                   : 4,
-        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, cl->info.is_cpu ? CLMAX_CPU_PREFETCH : 0, cl->info.is_cpu);
+        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, cl->info.native_cpu ? CLMAX_CPU_PREFETCH : 0,
+        cl->info.is_cpu ? 1 + cl->info.native_cpu : 0, es);
     if (mode == CLMAX_OUT_HARDMAX)
         snprintf(options + n, sizeof options - (size_t)n, " -DONE_BITS=0x%lXul", one_bits(type));
     for (int i = 0; i < cl->nprograms; i++) {
@@ -227,7 +230,8 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
               {"reduce_strided", &p.strided},       {"combine", &p.combine},
               {"reduce_rows_vec", &p.rows_vec},     {"reduce_strided_blk", &p.strided_blk},
               {"reduce_rows_short", &p.rows_short}, {"fill_zero", &p.fill_zero},
-              {"narrow_merge", &p.narrow_merge},    {"reduce_strided_wide", &p.strided_wide}};
+              {"narrow_merge", &p.narrow_merge},    {"reduce_strided_wide", &p.strided_wide},
+              {"combine_wg", &p.combine_wg}};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         *ks[i].k = CL(CreateKernel)(p.program, ks[i].name, &err);
         if (*ks[i].k == NULL) {
