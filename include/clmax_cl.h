@@ -62,7 +62,9 @@ CLMAX_API clmax_status clmax_hardmax_scratch_size(clmax_context *ctx,
  * written y_offset bytes into y (int64, or int32 by options). Offsets must be multiples of the
  * element size (of x's type, and of the index type) but need no other alignment; the ranges
  * must lie inside the buffers and must not overlap. The work starts after the num_events events
- * of wait_list; *event (if not NULL) receives an event that completes when y is written (release
+ * of wait_list, which must be events of ctx's OpenCL context (an event of another context, or a
+ * NULL one, is CLMAX_ERROR_INVALID_ARGUMENT, whatever the OpenCL implementation would do with
+ * it); *event (if not NULL) receives an event that completes when y is written (release
  * it with clReleaseEvent). No host synchronisation happens inside the call. options may be NULL.
  * On a CPU-path context: CLMAX_ERROR_INVALID_ARGUMENT. For an empty tensor nothing is read or
  * written (x and y are not checked) and *event follows the wait list. */

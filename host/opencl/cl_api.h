@@ -28,6 +28,7 @@
     X(GetCommandQueueInfo)                                                                         \
     X(GetDeviceIDs)                                                                                \
     X(GetDeviceInfo)                                                                               \
+    X(GetEventInfo)                                                                                \
     X(GetMemObjectInfo)                                                                            \
     X(GetPlatformIDs)                                                                              \
     X(GetPlatformInfo)                                                                             \

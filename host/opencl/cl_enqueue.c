@@ -475,6 +475,19 @@ static clmax_status check_common(clmax_context *ctx, cl_uint nwait, const cl_eve
     CHECK_ARG(ctx != NULL, "context is NULL");
     CHECK_ARG(ctx->cl != NULL, "the context runs on the CPU path, not OpenCL");
     CHECK_ARG((nwait == 0) == (wait == NULL), "num_events and wait_list disagree");
+    /* OpenCL leaves an event of another context to the implementation: PoCL waits for it, and
+     * enqueue.misuse, which passed one, did not finish on NVIDIA's driver. Refused here, so
+     * that every implementation gives the same clear error. */
+    for (cl_uint i = 0; i < nwait; i++) {
+        cl_context c = NULL;
+        CHECK_ARG(wait[i] != NULL, "wait_list[%u] is NULL", i);
+        cl_int err = CL(GetEventInfo)(wait[i], CL_EVENT_CONTEXT, sizeof c, &c, NULL);
+        CHECK_ARG(err == CL_SUCCESS, "wait_list[%u] is not an event: clGetEventInfo gave %s", i,
+                  clmax_cl_error_name(err));
+        CHECK_ARG(c == ctx->cl->context,
+                  "wait_list[%u] is an event of another OpenCL context than the clmax context's",
+                  i);
+    }
     CHECK_ARG(eo->index_type == CLMAX_INDEX_INT64 || eo->index_type == CLMAX_INDEX_INT32,
               "index_type %d is not a clmax_index_type", (int)eo->index_type);
     return CLMAX_OK;
