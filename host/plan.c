@@ -3,18 +3,16 @@
  * core with sequential, vectorisable loops (local-memory trees are slow on PoCL). */
 #include "plan.h"
 
-#define GPU_WG 256            /* work-group size of the row tree on GPUs */
-#define CPU_WG 64             /* ... on CPU devices, used only when forced */
-#define GPU_ITEMS_PER_CU 2048 /* resident work-items a GPU compute unit wants */
-#define CPU_ITEMS_PER_CU 64   /* work-items per CPU core (PoCL vectorises across them) */
-#define GPU_SHORT_ROW 64      /* rows shorter than this get a work-item each on GPUs */
-#define MIN_SEG_WG 4096       /* shortest segment of a row worth a work-group */
-#define MIN_SEG_ITEM 1024     /* shortest segment worth a work-item of its own */
-#define MIN_SEG_GPU_STRIDED                                                                        \
-    256                     /* ... of a strided axis on GPUs (16-byte pairs: a 16th at most)       \
-                             */
-#define WIDE_ITEMS_PER_CU 4 /* STRIDED_WIDE work-items per CPU core (each reads megabytes) */
-#define MIN_SEG_WIDE 64     /* shortest segment of STRIDED_WIDE: 64 rows of 8 KiB or more */
+#define GPU_WG 256              /* work-group size of the row tree on GPUs */
+#define CPU_WG 64               /* ... on CPU devices, used only when forced */
+#define GPU_ITEMS_PER_CU 2048   /* resident work-items a GPU compute unit wants */
+#define CPU_ITEMS_PER_CU 64     /* work-items per CPU core (PoCL vectorises across them) */
+#define GPU_SHORT_ROW 64        /* rows shorter than this get a work-item each on GPUs */
+#define MIN_SEG_WG 4096         /* shortest segment of a row worth a work-group */
+#define MIN_SEG_ITEM 1024       /* shortest segment worth a work-item of its own */
+#define MIN_SEG_GPU_STRIDED 256 /* ... of a strided axis on GPUs (its pairs: 1/16 at most) */
+#define WIDE_ITEMS_PER_CU 4     /* STRIDED_WIDE work-items per CPU core (each reads megabytes) */
+#define MIN_SEG_WIDE 64         /* shortest segment of STRIDED_WIDE: 64 rows of 8 KiB or more */
 #define FORCED_SPLIT_SEGMENTS 5
 #define MAX_VEC_SEGMENT 0xFFFFFFFFull
 #define MAX_PACKED_SEGMENT 0x10000ull

@@ -259,8 +259,9 @@ __kernel void reduce_rows_wi(REDUCE_ARGS)
 #define GV 16
 #define GV_LANES(M, r)                                                                             \
     M(r.s0, 0)                                                                                     \
-    M(r.s1, 1) M(r.s2, 2) M(r.s3, 3) M(r.s4, 4) M(r.s5, 5) M(r.s6, 6) M(r.s7, 7) M(r.s8, 8)        \
-        M(r.s9, 9) M(r.sa, 10) M(r.sb, 11) M(r.sc, 12) M(r.sd, 13) M(r.se, 14) M(r.sf, 15)
+    M(r.s1, 1)                                                                                     \
+    M(r.s2, 2) M(r.s3, 3) M(r.s4, 4) M(r.s5, 5) M(r.s6, 6) M(r.s7, 7) M(r.s8, 8) M(r.s9, 9)        \
+        M(r.sa, 10) M(r.sb, 11) M(r.sc, 12) M(r.sd, 13) M(r.se, 14) M(r.sf, 15)
 #elif ES == 2
 #define GV 8
 #define GV_LANES(M, r)                                                                             \
@@ -323,7 +324,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(RED
     if (inner == 1) {
         ulong head = ((16 - ((ulong)(p + b) & 15)) & 15) / ES;
         head = min(head, e - b);
-        if (t < head) TAKE(p[b + t], b + t);
+        for (ulong j = b + t; j < b + head; j += WG) /* WG may be under 16 */
+            TAKE(p[j], j);
         ulong vb = b + head, nv = (e - vb) / GV;
         __global const RAWG *pv = (__global const RAWG *)(p + vb);
         ulong v = t;
@@ -340,7 +342,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(RED
             GV_LANES(TAKE_LANE, r0)
         }
         ulong tail = vb + nv * GV;
-        if (tail + t < e) TAKE(p[tail + t], tail + t);
+        for (ulong j = tail + t; j < e; j += WG)
+            TAKE(p[j], j);
     } else {
         for (ulong j = b + t; j < e; j += WG)
             TAKE(p[j * inner], j);
