@@ -1451,8 +1451,8 @@ Test(enqueue, misuse)
     JOB_OK(job_check(&j));
 
     /* An event of another context, or a NULL event, in the wait list: refused before anything
-     * is enqueued (OpenCL leaves the first to the implementation; NVIDIA's driver did not come
-     * back from it), and the message says which entry. */
+     * is enqueued (OpenCL leaves the first to the implementation; on NVIDIA's driver this test
+     * did not finish when it passed one), and the message says which entry. */
     cl_event foreign = clCreateUserEvent(other, &err);
     CL_OK(err, "clCreateUserEvent");
     cl_event done = NULL;
