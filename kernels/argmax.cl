@@ -255,27 +255,25 @@ __kernel void reduce_rows_wi(REDUCE_ARGS)
 #ifndef ES
 #define ES 4 /* bytes per element */
 #endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+/* M(component, c) for each component c of a vector v, in order from offset o. */
+#define LANES4(M, v, o) M(v.s0, o) M(v.s1, o + 1) M(v.s2, o + 2) M(v.s3, o + 3)
+#define LANES8(M, v, o) LANES4(M, v.lo, o) LANES4(M, v.hi, o + 4)
 #if ES == 1
 #define GV 16
-#define GV_LANES(M, r)                                                                             \
-    M(r.s0, 0)                                                                                     \
-    M(r.s1, 1)                                                                                     \
-    M(r.s2, 2) M(r.s3, 3) M(r.s4, 4) M(r.s5, 5) M(r.s6, 6) M(r.s7, 7) M(r.s8, 8) M(r.s9, 9)        \
-        M(r.sa, 10) M(r.sb, 11) M(r.sc, 12) M(r.sd, 13) M(r.se, 14) M(r.sf, 15)
+#define GV_LANES(M, r) LANES8(M, r.lo, 0) LANES8(M, r.hi, 8)
 #elif ES == 2
 #define GV 8
-#define GV_LANES(M, r)                                                                             \
-    M(r.s0, 0) M(r.s1, 1) M(r.s2, 2) M(r.s3, 3) M(r.s4, 4) M(r.s5, 5) M(r.s6, 6) M(r.s7, 7)
+#define GV_LANES(M, r) LANES8(M, r, 0)
 #elif ES == 4
 #define GV 4
-#define GV_LANES(M, r) M(r.s0, 0) M(r.s1, 1) M(r.s2, 2) M(r.s3, 3)
+#define GV_LANES(M, r) LANES4(M, r, 0)
 #else
 #define GV 2
 #define GV_LANES(M, r) M(r.s0, 0) M(r.s1, 1)
 #endif
-#define GCAT_(a, b) a##b
-#define GCAT(a, b) GCAT_(a, b)
-#define RAWG GCAT(RAW_T, GV) /* uchar16, ushort8, uint4 or ulong2 */
+#define RAWG CAT(RAW_T, GV) /* uchar16, ushort8, uint4 or ulong2 */
 
 /* Element j with raw bits u into the running pair (bk, bi), which may still be empty. */
 #define TAKE(u, j)                                                                                 \
@@ -457,8 +455,6 @@ combine_wg(ulong count, ulong nseg, int flags, __global ulong *part, __global ul
     for (uint c_ = 0; c_ < (bytes_); c_ += 64)                                                     \
     PREFETCH_AHEAD((const __global char *)(p_) + c_)
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 #define RAWV CAT(RAW_T, VW)
 #define KEYV CAT(KEY_T, VW)
 #define IDXV CAT(uint, VW)

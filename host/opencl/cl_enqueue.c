@@ -241,11 +241,15 @@ static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl
                                   size_t n, cl_uint nlist, const cl_event *list, cl_event *done)
 {
     cl_int err;
-    size_t global =
-        (cl->info.is_cpu ? 128 : GPU_FILL_ITEMS_PER_CU) * (size_t)cl->info.compute_units;
-    cl_ulong o = off, len = n, words = n / 16 + 1;
-    cl_ulong per = cl->info.is_cpu ? (words + global - 1) / global : 1;
-    if (!cl->info.is_cpu && global > words) global = (size_t)words; /* small outputs */
+    cl_ulong o = off, len = n, words = n / 16 + 1, per = 1;
+    size_t global;
+    if (cl->info.is_cpu) {
+        global = 128 * (size_t)cl->info.compute_units;
+        per = (words + global - 1) / global;
+    } else {
+        global = GPU_FILL_ITEMS_PER_CU * (size_t)cl->info.compute_units;
+        if (global > words) global = (size_t)words; /* small outputs */
+    }
     err = CL(SetKernelArg)(prog->fill_zero, 0, sizeof y, &y);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 1, sizeof o, &o);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 2, sizeof len, &len);
