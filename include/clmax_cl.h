@@ -61,11 +61,12 @@ CLMAX_API clmax_status clmax_hardmax_scratch_size(clmax_context *ctx,
 /* Enqueue ArgMax on ctx's queue: the input tensor starts x_offset bytes into x, the indices are
  * written y_offset bytes into y (int64, or int32 by options). Offsets must be multiples of the
  * element size (of x's type, and of the index type) but need no other alignment; the ranges
- * must lie inside the buffers and must not overlap. The work starts after the num_events events
- * of wait_list, which must be events of ctx's OpenCL context (an event of another context, or a
- * NULL one, is CLMAX_ERROR_INVALID_ARGUMENT, whatever the OpenCL implementation would do with
- * it); *event (if not NULL) receives an event that completes when y is written (release
- * it with clReleaseEvent). No host synchronisation happens inside the call. options may be NULL.
+ * must lie inside the buffers and must not overlap (CLMAX_ERROR_INVALID_ARGUMENT where both are
+ * ranges of one cl_mem). The work starts after the num_events events of wait_list, which must be
+ * events of ctx's OpenCL context (an event of another context, or a NULL one, is
+ * CLMAX_ERROR_INVALID_ARGUMENT, whatever the OpenCL implementation would do with it); *event (if
+ * not NULL) receives an event that completes when y is written (release it with clReleaseEvent).
+ * No host synchronisation happens inside the call. options may be NULL.
  * On a CPU-path context: CLMAX_ERROR_INVALID_ARGUMENT. For an empty tensor nothing is read or
  * written (x and y are not checked) and *event follows the wait list. */
 CLMAX_API clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *input,
@@ -83,6 +84,24 @@ CLMAX_API clmax_status clmax_enqueue_argmin(clmax_context *ctx, const clmax_tens
                                             size_t y_offset, const clmax_enqueue_options *options,
                                             cl_uint num_events, const cl_event *wait_list,
                                             cl_event *event);
+
+/* Enqueue clmax_max_with_indices (clmax_min_with_indices): as clmax_enqueue_argmax (argmin), the
+ * indices written indices_offset bytes into indices (int64, or int32 by options), and the values
+ * values_offset bytes into values: the input's element type, one per index, each the bits of the
+ * winning element (a row with a NaN gives that NaN). values_offset must be a multiple of the
+ * element size; the values' range must lie inside values and overlap neither x's nor the indices'
+ * range. *event completes when both are written. For an empty tensor values is not checked
+ * either. The scratch size is clmax_argmax_scratch_size()'s. */
+CLMAX_API clmax_status clmax_enqueue_max_with_indices(
+    clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x, size_t x_offset,
+    const clmax_argmax_attrs *attrs, cl_mem values, size_t values_offset, cl_mem indices,
+    size_t indices_offset, const clmax_enqueue_options *options, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event);
+CLMAX_API clmax_status clmax_enqueue_min_with_indices(
+    clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x, size_t x_offset,
+    const clmax_argmax_attrs *attrs, cl_mem values, size_t values_offset, cl_mem indices,
+    size_t indices_offset, const clmax_enqueue_options *options, cl_uint num_events,
+    const cl_event *wait_list, cl_event *event);
 
 /* Enqueue Hardmax: as above; y receives a tensor of x's shape and type at y_offset. */
 CLMAX_API clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *input,

@@ -1067,3 +1067,22 @@ __kernel void narrow_merge(__global const RAW_T *x, ulong x_off, ulong n, ulong 
     out[out_off + q] = (OUT_T)br;
 #endif
 }
+
+/* clmax_enqueue_max_with_indices: the winners' values, once the indices are in idx (int64, or
+ * int32 with OUT_MODE 1): values[v_off + q] = x[x_off + (o * n + idx[idx_off + q]) * inner + l]
+ * for q = o * inner + l. The raw bits are copied, so a NaN winner keeps its payload. Hardmax
+ * programs (OUT_MODE 2) have it too, unused. */
+#if OUT_MODE == 1
+#define GATHER_IDX_T int
+#else
+#define GATHER_IDX_T long
+#endif
+__kernel void gather_values(__global const RAW_T *x, ulong x_off, ulong n, ulong inner, ulong count,
+                            __global const GATHER_IDX_T *idx, ulong idx_off, __global RAW_T *values,
+                            ulong v_off)
+{
+    const ulong q = get_global_id(0);
+    if (q >= count) return;
+    const ulong o = q / inner, l = q % inner;
+    values[v_off + q] = x[x_off + (o * n + (ulong)idx[idx_off + q]) * inner + l];
+}

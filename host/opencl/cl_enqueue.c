@@ -287,11 +287,51 @@ static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
                              : clmax_cl_fail("clEnqueueNDRangeKernel(narrow_merge)", err);
 }
 
-/* The common path of both operators, with the lock held. mode says what y receives. */
+/* The values at the winners (kernels/argmax.cl gather_values), after event after: output q of p
+ * from x at its index in y (y_off and v_off in index and element units). */
+static clmax_status enqueue_gather(clmax_cl *cl, const clmax_cl_program *prog,
+                                   const clmax_problem *p, cl_mem x, uint64_t x_off, cl_mem y,
+                                   uint64_t y_off, cl_mem v, uint64_t v_off, size_t wg,
+                                   cl_event after, cl_event *done)
+{
+    cl_kernel k = prog->gather_values;
+    cl_ulong xo = x_off, n = p->n, inner = p->inner, count = p->outer * p->inner;
+    cl_ulong yo = y_off, vo = v_off;
+    cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof xo, &xo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof n, &n);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 3, sizeof inner, &inner);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 4, sizeof count, &count);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 5, sizeof y, &y);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 6, sizeof yo, &yo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 7, sizeof v, &v);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof vo, &vo);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(gather_values)", err);
+    size_t global = (size_t)((count + wg - 1) / wg * wg), local = wg;
+    err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, &global, &local, 1, &after, done);
+    return err == CL_SUCCESS ? CLMAX_OK
+                             : clmax_cl_fail("clEnqueueNDRangeKernel(gather_values)", err);
+}
+
+/* After a step that followed event prev failed to enqueue: where prev's commands write the cached
+ * scratch (hold), the next user of the scratch waits for prev; else prev is released. */
+static void drop_step(clmax_cl *cl, int hold, cl_event prev)
+{
+    if (hold) {
+        if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
+        cl->scratch_event = prev;
+    } else {
+        CL(ReleaseEvent)(prev);
+    }
+}
+
+/* The common path of the operators, with the lock held. mode says what y receives; values, when
+ * not NULL, receives the winners' values at v_offset bytes after the indices are in y. */
 static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, cl_mem x,
                                    size_t x_offset, cl_mem y, size_t y_offset, size_t y_bytes,
-                                   clmax_out_mode mode, const clmax_enqueue_options *eo,
-                                   cl_uint nwait, const cl_event *wait, cl_event *event)
+                                   cl_mem values, size_t v_offset, clmax_out_mode mode,
+                                   const clmax_enqueue_options *eo, cl_uint nwait,
+                                   const cl_event *wait, cl_event *event)
 {
     clmax_cl *cl = ctx->cl;
     enq_plan ep = plan_problem(ctx, p);
@@ -365,12 +405,14 @@ static clmax_status enqueue_locked(clmax_context *ctx, const clmax_problem *p, c
         done = NULL;
         st = enqueue_merge(cl, mprog, p, ep.g, x, x_offset / p->esize, scratch, ep.part_bytes / 8,
                            y, y_off, ep.pl.wg, reduced, &done);
-        if (st != CLMAX_OK && cached) { /* the reduce still writes the scratch: the next waits */
-            if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
-            cl->scratch_event = reduced;
-        } else {
-            CL(ReleaseEvent)(reduced);
-        }
+        drop_step(cl, st != CLMAX_OK && cached, reduced);
+    }
+    if (st == CLMAX_OK && values != NULL) {
+        cl_event indexed = done;
+        done = NULL;
+        st = enqueue_gather(cl, mprog, p, x, x_offset / p->esize, y, y_off, values,
+                            v_offset / p->esize, ep.pl.wg, indexed, &done);
+        drop_step(cl, st != CLMAX_OK && cached, indexed);
     }
     if (filled)
         CL(ReleaseEvent)(filled);
@@ -407,8 +449,8 @@ static clmax_status hardmax_box(clmax_context *ctx, const clmax_problem *b, cons
     clmax_status st = yb == NULL ? clmax_cl_fail("clCreateBuffer(y in place)", err) : CLMAX_OK;
     cl_event done = NULL, unmapped = NULL;
     if (st == CLMAX_OK)
-        st = enqueue_locked(ctx, b, xb, 0, yb, 0, bytes, CLMAX_OUT_HARDMAX, eo, *last ? 1 : 0,
-                            *last ? last : NULL, &done);
+        st = enqueue_locked(ctx, b, xb, 0, yb, 0, bytes, NULL, 0, CLMAX_OUT_HARDMAX, eo,
+                            *last ? 1 : 0, *last ? last : NULL, &done);
     if (st == CLMAX_OK) st = clmax_cl_sync_host(cl, yb, bytes, 1, &done, &unmapped);
     /* Buffers and events released here live on until the commands that use them complete. */
     if (done) CL(ReleaseEvent)(done);
@@ -498,8 +540,22 @@ static clmax_status check_common(clmax_context *ctx, cl_uint nwait, const cl_eve
     return CLMAX_OK;
 }
 
+/* Ranges of one buffer must not overlap (sub-buffers of a buffer are not told apart here). */
+static clmax_status check_apart(cl_mem a, const char *an, size_t aoff, uint64_t abytes, cl_mem b,
+                                const char *bn, size_t boff, uint64_t bbytes)
+{
+    CHECK_ARG(a != b || aoff >= boff + bbytes || boff >= aoff + abytes,
+              "%s (bytes %zu to %llu) and %s (bytes %zu to %llu) overlap in the same buffer", an,
+              aoff, (unsigned long long)(aoff + abytes), bn, boff,
+              (unsigned long long)(boff + bbytes));
+    return CLMAX_OK;
+}
+
+/* ArgMax / ArgMin into y, and the values at the winners into values when it is not NULL
+ * (with_values: the values were asked for). */
 static clmax_status enqueue_arg(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
-                                size_t x_offset, const clmax_argmax_attrs *attrs, int min, cl_mem y,
+                                size_t x_offset, const clmax_argmax_attrs *attrs, int min,
+                                int with_values, cl_mem values, size_t v_offset, cl_mem y,
                                 size_t y_offset, const clmax_enqueue_options *options,
                                 cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
@@ -521,13 +577,23 @@ static clmax_status enqueue_arg(clmax_context *ctx, const clmax_tensor_desc *inp
         return clmax_fail(CLMAX_ERROR_INDEX_OVERFLOW,
                           "the axis has %llu elements; int32 indices reach 2^31 - 1",
                           (unsigned long long)p.n);
-    st = check_range(x, "x", x_offset, count * p.esize, p.esize);
-    if (st == CLMAX_OK) st = check_range(y, "y", y_offset, outputs * (i32 ? 4 : 8), i32 ? 4 : 8);
+    uint64_t x_bytes = count * p.esize, y_bytes = outputs * (i32 ? 4 : 8);
+    uint64_t v_bytes = outputs * p.esize;
+    st = check_range(x, "x", x_offset, x_bytes, p.esize);
+    if (st == CLMAX_OK) st = check_range(y, "y", y_offset, y_bytes, i32 ? 4 : 8);
+    if (st == CLMAX_OK) st = check_apart(x, "x", x_offset, x_bytes, y, "y", y_offset, y_bytes);
+    if (st == CLMAX_OK && with_values) {
+        st = check_range(values, "values", v_offset, v_bytes, p.esize);
+        if (st == CLMAX_OK)
+            st = check_apart(values, "values", v_offset, v_bytes, x, "x", x_offset, x_bytes);
+        if (st == CLMAX_OK)
+            st = check_apart(values, "values", v_offset, v_bytes, y, "y", y_offset, y_bytes);
+    }
     if (st != CLMAX_OK) return st;
     pthread_mutex_lock(&cl->lock);
-    st = enqueue_locked(ctx, &p, x, x_offset, y, y_offset, (size_t)(outputs * (i32 ? 4 : 8)),
-                        i32 ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, eo, num_events, wait_list,
-                        event);
+    st = enqueue_locked(
+        ctx, &p, x, x_offset, y, y_offset, (size_t)y_bytes, with_values ? values : NULL, v_offset,
+        i32 ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, eo, num_events, wait_list, event);
     pthread_mutex_unlock(&cl->lock);
     return st;
 }
@@ -538,8 +604,8 @@ clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *i
                                   cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     clmax_clear_error();
-    return enqueue_arg(ctx, input, x, x_offset, attrs, 0, y, y_offset, options, num_events,
-                       wait_list, event);
+    return enqueue_arg(ctx, input, x, x_offset, attrs, 0, 0, NULL, 0, y, y_offset, options,
+                       num_events, wait_list, event);
 }
 
 clmax_status clmax_enqueue_argmin(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
@@ -548,8 +614,32 @@ clmax_status clmax_enqueue_argmin(clmax_context *ctx, const clmax_tensor_desc *i
                                   cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     clmax_clear_error();
-    return enqueue_arg(ctx, input, x, x_offset, attrs, 1, y, y_offset, options, num_events,
-                       wait_list, event);
+    return enqueue_arg(ctx, input, x, x_offset, attrs, 1, 0, NULL, 0, y, y_offset, options,
+                       num_events, wait_list, event);
+}
+
+clmax_status
+clmax_enqueue_max_with_indices(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
+                               size_t x_offset, const clmax_argmax_attrs *attrs, cl_mem values,
+                               size_t values_offset, cl_mem indices, size_t indices_offset,
+                               const clmax_enqueue_options *options, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event)
+{
+    clmax_clear_error();
+    return enqueue_arg(ctx, input, x, x_offset, attrs, 0, 1, values, values_offset, indices,
+                       indices_offset, options, num_events, wait_list, event);
+}
+
+clmax_status
+clmax_enqueue_min_with_indices(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
+                               size_t x_offset, const clmax_argmax_attrs *attrs, cl_mem values,
+                               size_t values_offset, cl_mem indices, size_t indices_offset,
+                               const clmax_enqueue_options *options, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event)
+{
+    clmax_clear_error();
+    return enqueue_arg(ctx, input, x, x_offset, attrs, 1, 1, values, values_offset, indices,
+                       indices_offset, options, num_events, wait_list, event);
 }
 
 clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, cl_mem x,
@@ -569,11 +659,13 @@ clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *
     if (st != CLMAX_OK) return st;
     clmax_cl *cl = ctx->cl;
     if (count == 0) return enqueue_marker(cl, num_events, wait_list, event);
-    st = check_range(x, "x", x_offset, count * p.esize, p.esize);
-    if (st == CLMAX_OK) st = check_range(y, "y", y_offset, count * p.esize, p.esize);
+    uint64_t bytes = count * p.esize;
+    st = check_range(x, "x", x_offset, bytes, p.esize);
+    if (st == CLMAX_OK) st = check_range(y, "y", y_offset, bytes, p.esize);
+    if (st == CLMAX_OK) st = check_apart(x, "x", x_offset, bytes, y, "y", y_offset, bytes);
     if (st != CLMAX_OK) return st;
     pthread_mutex_lock(&cl->lock);
-    st = enqueue_locked(ctx, &p, x, x_offset, y, y_offset, (size_t)(count * p.esize),
+    st = enqueue_locked(ctx, &p, x, x_offset, y, y_offset, (size_t)bytes, NULL, 0,
                         CLMAX_OUT_HARDMAX, eo, num_events, wait_list, event);
     pthread_mutex_unlock(&cl->lock);
     return st;

@@ -22,7 +22,7 @@ typedef struct clmax_cl_program {
     cl_program program;
     cl_kernel rows_wi, rows_wg, strided, combine, combine_wg, rows_vec, strided_blk, rows_short,
         fill_zero;
-    cl_kernel narrow_merge, strided_wide;
+    cl_kernel narrow_merge, strided_wide, gather_values;
 } clmax_cl_program;
 
 struct clmax_cl {

@@ -77,6 +77,7 @@ static void release_one(clmax_cl_program *p)
     if (p->fill_zero) CL(ReleaseKernel)(p->fill_zero);
     if (p->narrow_merge) CL(ReleaseKernel)(p->narrow_merge);
     if (p->strided_wide) CL(ReleaseKernel)(p->strided_wide);
+    if (p->gather_values) CL(ReleaseKernel)(p->gather_values);
     if (p->program) CL(ReleaseProgram)(p->program);
     memset(p, 0, sizeof *p);
 }
@@ -231,7 +232,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
               {"reduce_rows_vec", &p.rows_vec},     {"reduce_strided_blk", &p.strided_blk},
               {"reduce_rows_short", &p.rows_short}, {"fill_zero", &p.fill_zero},
               {"narrow_merge", &p.narrow_merge},    {"reduce_strided_wide", &p.strided_wide},
-              {"combine_wg", &p.combine_wg}};
+              {"combine_wg", &p.combine_wg},        {"gather_values", &p.gather_values}};
     for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
         *ks[i].k = CL(CreateKernel)(p.program, ks[i].name, &err);
         if (*ks[i].k == NULL) {

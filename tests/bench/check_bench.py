@@ -68,16 +68,14 @@ def positive(row, key):
         fail("row %s: %s is %r" % (row, key, v))
 
 
-# (class, case, op) of the throughput rows, float32 unless typed; the cl_mem backend has no
-# max+idx rows (max_with_indices has no enqueue form), the chunked row is OpenCL only.
+# (class, case, op) of the throughput rows, float32 unless typed; the chunked row is OpenCL only.
 def expected_throughput(backends):
     rows = []
     shapes = ["long rows", "short rows", "strided", "middle axis", "one vector"]
     for c, name in enumerate(shapes, start=1):
         rows += [(c, name, "argmax", "float32", b) for b in backends]
         if c in (1, 3):
-            rows += [(c, name + " +values", "max+idx", "float32", b)
-                     for b in backends if b != "cl_mem"]
+            rows += [(c, name + " +values", "max+idx", "float32", b) for b in backends]
         if c == 4:
             rows += [(c, "middle, 4 lanes", "argmax", "float32", b) for b in backends]
         if c == 1 and "opencl" in backends:

@@ -203,23 +203,26 @@ static void arena_free(arena *a)
 
 typedef struct job {
     int hardmax;
-    int min; /* ArgMin instead of ArgMax */
+    int min;    /* ArgMin instead of ArgMax */
+    int values; /* clmax_enqueue_{max,min}_with_indices: the values too, at v_off in va */
     clmax_tensor_desc desc;
     clmax_argmax_attrs aa;
     clmax_hardmax_attrs ha;
     clmax_index_type itype;
-    size_t x_off, y_off; /* bytes */
-    int preload;         /* the input is in the buffer from the start (no write command) */
-    int host_api;        /* threads test: run on the host API instead */
+    size_t x_off, y_off, v_off; /* bytes */
+    int preload;                /* the input is in the buffer from the start (no write command) */
+    int host_api;               /* threads test: run on the host API instead */
 
-    void *x;              /* host input */
-    size_t x_bytes;       /* of the tensor */
-    unsigned char *want;  /* expected output bytes */
-    size_t y_bytes, y_es; /* output bytes and element size */
+    void *x;               /* host input */
+    size_t x_bytes;        /* of the tensor */
+    unsigned char *want;   /* expected output bytes */
+    size_t y_bytes, y_es;  /* output bytes and element size */
+    unsigned char *want_v; /* expected values (v_bytes) */
+    size_t v_bytes;
 
-    arena xa, ya;
-    unsigned char *got_x, *got_y; /* whole arenas read back */
-    cl_event write, done, read_x, read_y;
+    arena xa, ya, va;
+    unsigned char *got_x, *got_y, *got_v; /* whole arenas read back */
+    cl_event write, done, read_x, read_y, read_v;
     clmax_status st;
     char what[320];
     char err[512];
@@ -265,6 +268,7 @@ static void job_offsets(job *j, int kx, int ky)
     size_t es = ref_type_size(j->desc.type);
     j->x_off = es * (size_t)kx;
     j->y_off = (j->hardmax ? es : job_index_size(j)) * (size_t)ky;
+    j->v_off = es * (size_t)(ky + 2);
 }
 
 enum { IN_SPECIAL_ROWS = FILL_MODES };
@@ -311,6 +315,15 @@ static void job_fill(job *j, int kind, uint64_t seed)
             cr_assert_eq(ref_argmin(&j->desc, j->x, &j->aa, idx), CLMAX_OK);
         else
             cr_assert_eq(ref_argmax(&j->desc, j->x, &j->aa, idx), CLMAX_OK);
+        if (j->values) { /* the bits of the reference's winners */
+            j->v_bytes = (size_t)outputs * es;
+            j->want_v = test_malloc(j->v_bytes + 1);
+            for (uint64_t q = 0; q < outputs; q++) {
+                uint64_t o = q / v.inner, l = q % v.inner;
+                uint64_t at = (o * v.n + (uint64_t)idx[q]) * v.inner + l;
+                memcpy(j->want_v + q * es, (const unsigned char *)j->x + at * es, es);
+            }
+        }
         j->y_es = job_index_size(j);
         j->y_bytes = (size_t)outputs * j->y_es;
         if (j->itype == CLMAX_INDEX_INT32) {
@@ -325,27 +338,34 @@ static void job_fill(job *j, int kind, uint64_t seed)
         }
         snprintf(j->what, sizeof j->what,
                  "%s %s %s opset %d axis %" PRId64 " keepdims %d select_last_index %d %s",
-                 j->min ? "argmin" : "argmax", test_type_str(type), shape, j->aa.opset, j->aa.axis,
-                 j->aa.keepdims, j->aa.select_last_index,
-                 j->itype == CLMAX_INDEX_INT32 ? "int32" : "int64");
+                 j->values ? (j->min ? "min_with_indices" : "max_with_indices")
+                 : j->min  ? "argmin"
+                           : "argmax",
+                 test_type_str(type), shape, j->aa.opset, j->aa.axis, j->aa.keepdims,
+                 j->aa.select_last_index, j->itype == CLMAX_INDEX_INT32 ? "int32" : "int64");
     }
     size_t used = strlen(j->what);
     snprintf(j->what + used, sizeof j->what - used,
              ", input %s seed %" PRIu64 ", x_offset %zu y_offset %zu", input_str(kind), seed,
              j->x_off, j->y_off);
+    used = strlen(j->what);
+    if (j->values) snprintf(j->what + used, sizeof j->what - used, " values_offset %zu", j->v_off);
 }
 
 static void job_free(job *j)
 {
-    cl_event *evs[] = {&j->write, &j->done, &j->read_x, &j->read_y};
+    cl_event *evs[] = {&j->write, &j->done, &j->read_x, &j->read_y, &j->read_v};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
         if (*evs[i]) clReleaseEvent(*evs[i]);
     arena_free(&j->xa);
     arena_free(&j->ya);
+    arena_free(&j->va);
     free(j->x);
     free(j->want);
+    free(j->want_v);
     free(j->got_x);
     free(j->got_y);
+    free(j->got_v);
     memset(j, 0, sizeof *j);
 }
 
@@ -366,6 +386,7 @@ static const char *job_buffers(const clenv *e, job *j, cl_uint nwait, const cl_e
 {
     const char *m = arena_make(e, &j->xa, j->x_off, j->x_bytes, j->x, j->preload);
     if (m == NULL) m = arena_make(e, &j->ya, j->y_off, j->y_bytes, NULL, 1);
+    if (m == NULL && j->values) m = arena_make(e, &j->va, j->v_off, j->v_bytes, NULL, 1);
     if (m != NULL) return job_fail(j, "%s", m);
     if (!j->preload) {
         cl_int err = clEnqueueWriteBuffer(e->queue, j->xa.mem, CL_FALSE, j->x_off, j->x_bytes, j->x,
@@ -392,6 +413,14 @@ static clmax_status job_enqueue(clmax_context *ctx, job *j, const clmax_enqueue_
     if (j->hardmax)
         j->st = clmax_enqueue_hardmax(ctx, &j->desc, j->xa.mem, j->x_off, &j->ha, j->ya.mem,
                                       j->y_off, &o, nwait, wait, &j->done);
+    else if (j->values && j->min)
+        j->st = clmax_enqueue_min_with_indices(ctx, &j->desc, j->xa.mem, j->x_off, &j->aa,
+                                               j->va.mem, j->v_off, j->ya.mem, j->y_off, &o, nwait,
+                                               wait, &j->done);
+    else if (j->values)
+        j->st = clmax_enqueue_max_with_indices(ctx, &j->desc, j->xa.mem, j->x_off, &j->aa,
+                                               j->va.mem, j->v_off, j->ya.mem, j->y_off, &o, nwait,
+                                               wait, &j->done);
     else if (j->min)
         j->st = clmax_enqueue_argmin(ctx, &j->desc, j->xa.mem, j->x_off, &j->aa, j->ya.mem,
                                      j->y_off, &o, nwait, wait, &j->done);
@@ -403,12 +432,19 @@ static clmax_status job_enqueue(clmax_context *ctx, job *j, const clmax_enqueue_
     return j->st;
 }
 
-/* Non-blocking reads of both whole arenas that wait only on clmax's event. */
+/* Non-blocking reads of the whole arenas that wait only on clmax's event. */
 static const char *job_read(const clenv *e, job *j)
 {
     j->got_x = malloc(j->xa.size);
     j->got_y = malloc(j->ya.size);
     if (j->got_x == NULL || j->got_y == NULL) return job_fail(j, "out of host memory");
+    if (j->values) {
+        j->got_v = malloc(j->va.size);
+        if (j->got_v == NULL) return job_fail(j, "out of host memory");
+        cl_int err = clEnqueueReadBuffer(e->queue, j->va.mem, CL_FALSE, 0, j->va.size, j->got_v, 1,
+                                         &j->done, &j->read_v);
+        if (err != CL_SUCCESS) return job_fail(j, "clEnqueueReadBuffer(values): %d", (int)err);
+    }
     cl_int err = clEnqueueReadBuffer(e->queue, j->ya.mem, CL_FALSE, 0, j->ya.size, j->got_y, 1,
                                      &j->done, &j->read_y);
     if (err == CL_SUCCESS)
@@ -420,8 +456,8 @@ static const char *job_read(const clenv *e, job *j)
 
 static const char *job_wait(job *j)
 {
-    cl_event evs[2] = {j->read_y, j->read_x};
-    cl_int err = clWaitForEvents(2, evs);
+    cl_event evs[3] = {j->read_y, j->read_x, j->read_v};
+    cl_int err = clWaitForEvents(j->read_v ? 3 : 2, evs);
     if (err != CL_SUCCESS) return job_fail(j, "clWaitForEvents: %d", (int)err);
     return NULL;
 }
@@ -433,29 +469,41 @@ static uint64_t bits_at(const unsigned char *p, size_t es)
     return v;
 }
 
-/* Output range equal to want, guard bytes intact, input arena untouched. */
+/* One output arena read back (size bytes, the output at off): equal to want, guard bytes intact. */
+static const char *check_output(job *j, const char *name, const unsigned char *y, size_t size,
+                                size_t off, const unsigned char *want, size_t bytes, size_t es)
+{
+    for (size_t i = 0; i < size; i++) {
+        if (i >= off && i < off + bytes) continue;
+        if (y[i] != GUARD_BYTE)
+            return job_fail(j, "guard byte %zu of the %s buffer (output at %zu..%zu) is 0x%02x", i,
+                            name, off, off + bytes, y[i]);
+    }
+    if (memcmp(y + off, want, bytes) != 0) {
+        size_t i = 0;
+        while (memcmp(y + off + i * es, want + i * es, es) == 0)
+            i++;
+        return job_fail(j, "%s element %zu is 0x%" PRIx64 ", the reference says 0x%" PRIx64, name,
+                        i, bits_at(y + off + i * es, es), bits_at(want + i * es, es));
+    }
+    return NULL;
+}
+
+/* Output (and values) range equal to want, guard bytes intact, input arena untouched. */
 static const char *job_check(job *j)
 {
-    const unsigned char *y = j->got_y;
-    for (size_t i = 0; i < j->ya.size; i++) {
-        if (i >= j->y_off && i < j->y_off + j->y_bytes) continue;
-        if (y[i] != GUARD_BYTE)
-            return job_fail(j, "guard byte %zu of the output buffer (output at %zu..%zu) is 0x%02x",
-                            i, j->y_off, j->y_off + j->y_bytes, y[i]);
-    }
-    if (memcmp(y + j->y_off, j->want, j->y_bytes) != 0) {
-        size_t es = j->y_es, i = 0;
-        while (memcmp(y + j->y_off + i * es, j->want + i * es, es) == 0)
-            i++;
-        return job_fail(j, "output element %zu is 0x%" PRIx64 ", the reference says 0x%" PRIx64, i,
-                        bits_at(y + j->y_off + i * es, es), bits_at(j->want + i * es, es));
-    }
+    const char *m =
+        check_output(j, "output", j->got_y, j->ya.size, j->y_off, j->want, j->y_bytes, j->y_es);
+    if (m == NULL && j->values)
+        m = check_output(j, "values", j->got_v, j->va.size, j->v_off, j->want_v, j->v_bytes,
+                         ref_type_size(j->desc.type));
+    if (m != NULL) return m;
     if (j->got_x && memcmp(j->got_x, j->xa.image, j->xa.size) != 0)
         return job_fail(j, "the input buffer was modified");
     return NULL;
 }
 
-/* The host API on ctx into got_y, laid out as an arena so that job_check applies. */
+/* The host API on ctx into got_y (and got_v), laid out as arenas so that job_check applies. */
 static const char *job_host(clmax_context *ctx, job *j)
 {
     j->ya.off = j->y_off;
@@ -464,13 +512,22 @@ static const char *job_host(clmax_context *ctx, job *j)
     j->got_y = malloc(j->ya.size);
     if (j->got_y == NULL) return job_fail(j, "out of host memory");
     memset(j->got_y, GUARD_BYTE, j->ya.size);
+    if (j->values) {
+        j->va.size = j->v_off + j->v_bytes + GUARD;
+        j->got_v = malloc(j->va.size);
+        if (j->got_v == NULL) return job_fail(j, "out of host memory");
+        memset(j->got_v, GUARD_BYTE, j->va.size);
+    }
     if (j->hardmax) {
         j->st = clmax_hardmax(ctx, &j->desc, j->x, &j->ha, j->got_y + j->y_off);
     } else {
         int64_t *idx = malloc(j->y_bytes / j->y_es * 8 + 8);
         if (idx == NULL) return job_fail(j, "out of host memory");
-        j->st = j->min ? clmax_argmin(ctx, &j->desc, j->x, &j->aa, idx)
-                       : clmax_argmax(ctx, &j->desc, j->x, &j->aa, idx);
+        void *v = j->values ? j->got_v + j->v_off : NULL;
+        j->st = j->values && j->min ? clmax_min_with_indices(ctx, &j->desc, j->x, &j->aa, v, idx)
+                : j->values         ? clmax_max_with_indices(ctx, &j->desc, j->x, &j->aa, v, idx)
+                : j->min            ? clmax_argmin(ctx, &j->desc, j->x, &j->aa, idx)
+                                    : clmax_argmax(ctx, &j->desc, j->x, &j->aa, idx);
         for (size_t i = 0; i < j->y_bytes / j->y_es; i++) {
             int32_t v32 = (int32_t)idx[i];
             memcpy(j->got_y + j->y_off + i * j->y_es, j->y_es == 4 ? (void *)&v32 : (void *)&idx[i],
@@ -504,7 +561,8 @@ static void run_job(const clenv *e, clmax_context *ctx, clmax_context *host_ctx,
     if (host_ctx && j->itype == CLMAX_INDEX_INT64) {
         free(j->got_y);
         free(j->got_x);
-        j->got_x = j->got_y = NULL;
+        free(j->got_v);
+        j->got_x = j->got_y = j->got_v = NULL;
         JOB_OK(job_host(host_ctx, j));
     }
 }
@@ -713,6 +771,42 @@ Test(enqueue, hardmax_zeros_in_the_reduce)
             run_job(&e, ctx, NULL, &j, NULL);
             job_free(&j);
         }
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
+/* clmax_enqueue_max_with_indices and min_with_indices: the values are the bits of the reference's
+ * winners (NaN payloads, -0, integer extremes), in a buffer of their own at an odd offset with
+ * guard bytes, beside the indices; every type, every kind of shape above and two with few lanes
+ * (the wide problem and narrow_merge before the gather), both tie rules, int32 indices; and the
+ * host API on a CPU-path context gives the same values. */
+Test(enqueue, values_beside_indices)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    clmax_context *host = cpu_open();
+    const size_t nshapes = sizeof shapes / sizeof shapes[0];
+    const shape3 few_lanes[] = {{2, {40001, 3}, 0}, {3, {2, 40001, 2}, 1}};
+    static const int inputs[] = {IN_SPECIAL_ROWS, FILL_FEW, FILL_BITS, FILL_MIXED};
+    int n = 0;
+    for (int t = 0; t < TEST_NUM_TYPES; t++)
+        for (size_t s = 0; s < nshapes + 2; s++, n++) {
+            const shape3 *sh = s < nshapes ? &shapes[s] : &few_lanes[s - nshapes];
+            clmax_type type = test_all_types[t];
+            job j;
+            if (n % 2)
+                job_argmin(&j, type, sh->rank, sh->dims, 13, sh->axis, n % 4 == 1, n % 3 == 0);
+            else
+                job_argmax(&j, type, sh->rank, sh->dims, 13, sh->axis, n % 4 == 0, n % 3 == 0);
+            j.values = 1;
+            if (n % 3 == 2) j.itype = CLMAX_INDEX_INT32;
+            job_offsets(&j, 1 + 2 * (n % 3), 1 + 2 * (n % 4));
+            job_fill(&j, inputs[n % 4], 3000 + (uint64_t)n);
+            run_job(&e, ctx, host, &j, NULL);
+            job_free(&j);
+        }
+    clmax_context_destroy(host);
     clmax_context_destroy(ctx);
     env_close(&e);
 }
@@ -1481,6 +1575,118 @@ Test(enqueue, misuse)
     env_close(&e);
 }
 
+/* Expects the last error to mention what. */
+#define EXPECT_MSG(what)                                                                           \
+    cr_assert(strstr(clmax_last_error(), (what)) != NULL, "the message does not say \"%s\": %s",   \
+              (what), clmax_last_error())
+
+/* Reads bytes [off, off + len) of m. */
+static void read_back(const clenv *e, cl_mem m, size_t off, size_t len, void *to)
+{
+    CL_OK(clEnqueueReadBuffer(e->queue, m, CL_TRUE, off, len, to, 0, NULL, NULL),
+          "clEnqueueReadBuffer");
+}
+
+/* The values forms refuse what clmax_enqueue_argmax refuses, and a values range that is missing,
+ * unaligned, outside its buffer, or on x's or the indices' range in the same buffer; every enqueue
+ * call refuses an output range on x's range in the same buffer. Nothing refused writes anything.
+ * Disjoint ranges of one buffer are taken: the values after the indices, the indices after x. */
+Test(enqueue, values_misuse_and_overlaps)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    const int64_t dims[2] = {4, 10};
+    job j;
+    job_argmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+    j.values = 1;
+    job_offsets(&j, 1, 1); /* x at 4 (160 bytes), indices at 8 (32), values at 12 (16) */
+    job_fill(&j, FILL_MIXED, 1200);
+    j.preload = 1;
+    JOB_OK(job_buffers(&e, &j, 0, NULL));
+    const clmax_tensor_desc *d = &j.desc;
+    cl_mem x = j.xa.mem, y = j.ya.mem, v = j.va.mem;
+    const size_t xo = j.x_off, yo = j.y_off, vo = j.v_off;
+    const clmax_argmax_attrs *a = &j.aa;
+    cl_event ev = NULL;
+    const clmax_status BAD = CLMAX_ERROR_INVALID_ARGUMENT;
+
+    EXPECT_ST(clmax_enqueue_max_with_indices(NULL, d, x, xo, a, v, vo, y, yo, NULL, 0, NULL, &ev),
+              BAD);
+    EXPECT_ST(clmax_enqueue_max_with_indices(ctx, d, x, xo, a, NULL, vo, y, yo, NULL, 0, NULL, &ev),
+              BAD);
+    EXPECT_MSG("values is NULL");
+    EXPECT_ST(clmax_enqueue_min_with_indices(ctx, d, x, xo, a, NULL, vo, y, yo, NULL, 0, NULL, &ev),
+              BAD);
+    EXPECT_ST(clmax_enqueue_max_with_indices(ctx, d, x, xo, a, v, vo, NULL, yo, NULL, 0, NULL, &ev),
+              BAD);
+    EXPECT_ST(
+        clmax_enqueue_max_with_indices(ctx, d, x, xo, a, v, vo + 2, y, yo, NULL, 0, NULL, &ev),
+        BAD);
+    EXPECT_MSG("values offset");
+    EXPECT_ST(clmax_enqueue_max_with_indices(ctx, d, x, xo, a, v, vo + GUARD + 4, y, yo, NULL, 0,
+                                             NULL, &ev),
+              BAD);
+    EXPECT_MSG("values holds");
+    /* the values on the indices (y's arena has room for both ranges), the values on x */
+    EXPECT_ST(
+        clmax_enqueue_max_with_indices(ctx, d, x, xo, a, y, yo + 16, y, yo, NULL, 0, NULL, &ev),
+        BAD);
+    EXPECT_MSG("overlap");
+    EXPECT_ST(
+        clmax_enqueue_min_with_indices(ctx, d, x, xo, a, x, xo + 8, y, yo, NULL, 0, NULL, &ev),
+        BAD);
+    EXPECT_MSG("overlap");
+    /* an output on x: the indices, Hardmax's one-hot */
+    EXPECT_ST(clmax_enqueue_argmax(ctx, d, x, xo, a, x, 8, NULL, 0, NULL, &ev), BAD);
+    EXPECT_MSG("overlap");
+    EXPECT_ST(clmax_enqueue_max_with_indices(ctx, d, x, xo, a, v, vo, x, 8, NULL, 0, NULL, &ev),
+              BAD);
+    EXPECT_ST(clmax_enqueue_hardmax(ctx, d, x, xo, NULL, x, 0, NULL, 0, NULL, &ev), BAD);
+    EXPECT_MSG("overlap");
+    cr_assert_null(ev);
+
+    /* nothing written; then the correct call */
+    unsigned char *got = test_malloc(j.xa.size);
+    read_back(&e, x, 0, j.xa.size, got);
+    cr_assert(memcmp(got, j.xa.image, j.xa.size) == 0, "x was written by a refused call");
+    read_back(&e, y, 0, j.ya.size, got);
+    for (size_t i = 0; i < j.ya.size; i++)
+        cr_assert_eq(got[i], GUARD_BYTE, "byte %zu of y was written by a refused call", i);
+    read_back(&e, v, 0, j.va.size, got);
+    for (size_t i = 0; i < j.va.size; i++)
+        cr_assert_eq(got[i], GUARD_BYTE, "byte %zu of values was written by a refused call", i);
+    if (job_enqueue(ctx, &j, NULL, 0, NULL) != CLMAX_OK) cr_assert_fail("%s", j.err);
+    JOB_OK(job_read(&e, &j));
+    JOB_OK(job_wait(&j));
+    JOB_OK(job_check(&j));
+
+    /* one buffer: indices at 8, values right after them */
+    cl_int err;
+    cl_mem both =
+        clCreateBuffer(e.context, CL_MEM_READ_WRITE, 8 + j.y_bytes + j.v_bytes, NULL, &err);
+    CL_OK(err, "clCreateBuffer");
+    ST_OK(clmax_enqueue_max_with_indices(ctx, d, x, xo, a, both, 8 + j.y_bytes, both, 8, NULL, 0,
+                                         NULL, NULL),
+          "values after the indices in one buffer");
+    read_back(&e, both, 8, j.y_bytes, got);
+    cr_assert(memcmp(got, j.want, j.y_bytes) == 0, "indices before the values in one buffer");
+    read_back(&e, both, 8 + j.y_bytes, j.v_bytes, got);
+    cr_assert(memcmp(got, j.want_v, j.v_bytes) == 0, "values after the indices in one buffer");
+    clReleaseMemObject(both);
+    /* the indices in x's buffer, after x (x's arena: 4 + 160 + GUARD bytes) */
+    size_t after = (xo + j.x_bytes + 7) / 8 * 8;
+    cr_assert_leq(after + j.y_bytes, j.xa.size, "test bug: no room after x");
+    ST_OK(clmax_enqueue_argmax(ctx, d, x, xo, a, x, after, NULL, 0, NULL, NULL),
+          "indices after x in one buffer");
+    read_back(&e, x, after, j.y_bytes, got);
+    cr_assert(memcmp(got, j.want, j.y_bytes) == 0, "indices after x in one buffer");
+    free(got);
+    job_free(&j);
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
 /* A CPU-path context refuses everything OpenCL; needs no device, so it runs everywhere. */
 Test(enqueue, cpu_context_refuses)
 {
@@ -1493,6 +1699,12 @@ Test(enqueue, cpu_context_refuses)
     const clmax_status BAD = CLMAX_ERROR_INVALID_ARGUMENT;
     EXPECT_ST(clmax_enqueue_argmax(cpu, &d, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, &ev), BAD);
     EXPECT_ST(clmax_enqueue_hardmax(cpu, &d, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, &ev), BAD);
+    EXPECT_ST(clmax_enqueue_max_with_indices(cpu, &d, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0,
+                                             NULL, &ev),
+              BAD);
+    EXPECT_ST(clmax_enqueue_min_with_indices(cpu, &d, NULL, 0, NULL, NULL, 0, NULL, 0, NULL, 0,
+                                             NULL, &ev),
+              BAD);
     cr_assert_null(ev);
     EXPECT_ST(clmax_argmax_scratch_size(cpu, &d, NULL, &bytes), BAD);
     EXPECT_ST(clmax_hardmax_scratch_size(cpu, &d, NULL, &bytes), BAD);
@@ -1546,7 +1758,11 @@ Test(enqueue, empty_tensors_still_give_events)
             st = clmax_enqueue_hardmax(ctx, &cases[c].d, x, 0, &h, y, 8, NULL, 1, &gate, &ev);
         } else {
             a.axis = cases[c].axis;
-            st = clmax_enqueue_argmax(ctx, &cases[c].d, x, 0, &a, y, 8, NULL, 1, &gate, &ev);
+            /* the values form too, with no values buffer: nothing is checked or written */
+            st = c == 2
+                     ? clmax_enqueue_max_with_indices(ctx, &cases[c].d, x, 0, &a, NULL, 0, y, 8,
+                                                      NULL, 1, &gate, &ev)
+                     : clmax_enqueue_argmax(ctx, &cases[c].d, x, 0, &a, y, 8, NULL, 1, &gate, &ev);
         }
         ST_OK(st, "enqueue of an empty tensor");
         cr_assert_not_null(ev, "case %zu: no event", c);

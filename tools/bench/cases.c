@@ -304,7 +304,6 @@ int bench_run_case(bench_env *e, const bench_case *c, bench_row *rows, int *nrow
         if (!o->backends[bk] || e->ctx[bk] == NULL) continue;
         if (c->chunk && bk != BK_OPENCL) continue; /* the CPU path has no chunks */
         if (bk == BK_OPENCL && e->cl == NULL) continue;
-        if (bk == BK_CLMEM && c->op == BENCH_MAXIDX) continue; /* no enqueue form */
         if (bk == BK_CLMEM && !bench_clmem_fits(e->clmem, o->size_bytes)) continue; /* noted */
         bench_row *r = &rows[*nrows];
         row_init(r, c, bk, bytes);

@@ -113,13 +113,19 @@ clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d,
         clmax_hardmax_attrs_init(&a, 13);
         a.axis = axis;
         st = clmax_enqueue_hardmax(m->ctx, d, m->x, 0, &a, m->y, 0, NULL, 0, NULL, &done);
-    } else if (op == BENCH_ARGMAX) {
+    } else {
         clmax_argmax_attrs a;
         clmax_argmax_attrs_init(&a, 13);
         a.axis = axis;
-        st = clmax_enqueue_argmax(m->ctx, d, m->x, 0, &a, m->y, 0, NULL, 0, NULL, &done);
-    } else {
-        return CLMAX_ERROR_INVALID_ARGUMENT; /* max_with_indices has no enqueue form */
+        if (op == BENCH_ARGMAX) {
+            st = clmax_enqueue_argmax(m->ctx, d, m->x, 0, &a, m->y, 0, NULL, 0, NULL, &done);
+        } else { /* the indices, then the values, as the host-pointer rows lay them out */
+            uint64_t outputs = 1;
+            for (int i = 0; i < d->rank; i++)
+                if (i != (axis < 0 ? axis + d->rank : axis)) outputs *= (uint64_t)d->dims[i];
+            st = clmax_enqueue_max_with_indices(m->ctx, d, m->x, 0, &a, m->y, (size_t)(outputs * 8),
+                                                m->y, 0, NULL, 0, NULL, &done);
+        }
     }
     if (st != CLMAX_OK) return st;
     cl_int err = clWaitForEvents(1, &done);
