@@ -105,7 +105,19 @@ def case_throughput(bench):
             positive(r, key)
         if r["bytes"] <= 0 or not isinstance(r["meets_target"], bool):
             fail("row %s" % r)
+    host_pages(doc, 1 << 20)
     print("ok: %d throughput rows on %s" % (len(rows), ", ".join(backends)))
+
+
+# The host buffers (the input and an output per backend, --size each) and how much of them the
+# kernel put in huge pages: a count, not a promise (madvise is a hint).
+def host_pages(doc, size):
+    total, huge = doc.get("host_buffer_bytes"), doc.get("host_huge_page_bytes")
+    if not isinstance(total, int) or not isinstance(huge, int):
+        fail("host_buffer_bytes / host_huge_page_bytes missing: %r, %r" % (total, huge))
+    if total < 2 * size or total % size != 0 or not 0 <= huge <= total:
+        fail("host buffers of %d bytes, %d in huge pages, with --size of %d bytes"
+             % (total, huge, size))
 
 
 def case_latency(bench):
@@ -162,9 +174,10 @@ def case_usage(bench):
 
 
 def case_too_large(bench):
-    p = run(bench, ["--size=257", "--reps=1", "--class=5", "--json", "--quiet"],
+    p = run(bench, ["--size=257", "--reps=1", "--class=5", "--json", "--quiet", "--small-pages"],
             env=dict(os.environ, POCL_MEMORY_LIMIT="1"))
     doc = json.loads(p.stdout)
+    host_pages(doc, 257 << 20)
     backends = backends_of(doc)
     device = doc["devices"].get("cl_mem") or ""
     noted = "no cl_mem throughput rows: --size=257 is more than the device's largest buffer" \

@@ -43,6 +43,7 @@ typedef struct bench_opts {
     int verify;                     /* compare OpenCL and CPU outputs bit for bit */
     int first_call_spawns;          /* child processes timed for the first-call figure */
     int quiet;                      /* no progress lines on stderr */
+    int small_pages;                /* --small-pages: host buffers without MADV_HUGEPAGE */
 } bench_opts;
 
 /* One throughput case: an operator on a shape, along an axis. */
@@ -81,8 +82,13 @@ typedef struct bench_row {
 /* ---- util.c ---- */
 double bench_now(void);
 double bench_median(double *v, int n);
-void *bench_alloc(size_t bytes); /* page-aligned, zero-touched; NULL on failure */
+/* Page-aligned, zero-touched, in huge pages where the kernel allows (bench_set_huge_pages(0):
+ * never); NULL on failure. */
+void *bench_alloc(size_t bytes);
 void bench_free(void *p);
+void bench_set_huge_pages(int on);
+/* Bytes of the process's anonymous memory in huge pages (Linux's smaps_rollup; else 0). */
+uint64_t bench_huge_page_bytes(void);
 /* Fills bytes with deterministic pseudo-random values suited to type (finite floats in [-8, 8),
  * full-range integers), using threads workers. */
 void bench_fill(void *x, uint64_t count, clmax_type type, int threads);
@@ -167,6 +173,7 @@ typedef struct bench_env {
     uint64_t filled_count;
     int fill_gen;      /* counts the fills of x */
     uint64_t word_sum; /* sum of x's 64-bit words, to check the probes read everything */
+    uint64_t host_bytes, host_huge; /* x and the y: bytes, and bytes in huge pages */
 } bench_env;
 /* Runs one case on the selected backends, appending a row per backend, then compares the OpenCL
  * and CPU outputs. Returns 0, or nonzero when a run failed or the backends disagreed (a loud

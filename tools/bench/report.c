@@ -64,6 +64,8 @@ static void report_json(const bench_opts *o, const bench_env *e, const bench_row
             clmax_version_string(), (unsigned long long)(o->size_bytes >> 20), o->reps);
     fprintf(f, "  \"online_cores\": %d,\n  \"load_average_1min\": %.2f,\n", bench_online_cores(),
             load_average());
+    fprintf(f, "  \"host_buffer_bytes\": %llu,\n  \"host_huge_page_bytes\": %llu,\n",
+            (unsigned long long)e->host_bytes, (unsigned long long)e->host_huge);
     fprintf(f, "  \"devices\": {\"opencl\": ");
     if (e->ctx[BK_OPENCL])
         json_string(f, clmax_context_device_name(e->ctx[BK_OPENCL]));
@@ -173,6 +175,10 @@ static void report_table(const bench_opts *o, const bench_env *e, const bench_ro
                 clmax_context_device_name(e->ctx[BK_CPU]), e->cpu_threads);
     fprintf(f, "host:   %d online cores, load average %.2f (1 min) at the end of the run\n",
             bench_online_cores(), load_average());
+    if (e->host_bytes)
+        fprintf(f, "        host buffers: %llu of %llu MiB in huge pages (%s)\n",
+                (unsigned long long)(e->host_huge >> 20), (unsigned long long)(e->host_bytes >> 20),
+                o->small_pages ? "--small-pages" : "madvise(MADV_HUGEPAGE)");
     fprintf(f, "GB/s = input bytes / time (1 GB = 1e9 bytes); ratio = operator / baseline of "
                "the same backend,\n        median over the runs of each back-to-back pair's "
                "ratio (so not always op GB/s / base GB/s)\n");
