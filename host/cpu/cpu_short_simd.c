@@ -1,7 +1,7 @@
 /* Short contiguous rows (n < 128) with AVX2, picked at run time on CPUs that have it.
  *
- * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*); longer rows as
- * below (rows_*, called by short_*).
+ * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*, and pairs8_* for
+ * one-byte types); longer rows as below (rows_*, called by short_*).
  *
  * A row of n elements spans nv = ceil(n * size / 32) vectors. Each vector's keys (keys.h, in
  * vector form) go through an unsigned max, down to one vector per row; two rows then share the
@@ -194,8 +194,8 @@ static inline __m256i veq_8(__m256i a, __m256i b)
  * mask give the two winners. Rows [0, done) with done even; the loads of 16 bytes from each row's
  * start stay within `readable` elements. */
 #define DEFINE_PAIRS(name, W, KEY)                                                                 \
-    static uint64_t pairs_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
-                                 int64_t *out, uint64_t readable)                                  \
+    __attribute__((unused)) static uint64_t pairs_##name(                                          \
+        const void *xv, uint64_t rows, uint64_t n, int last, int64_t *out, uint64_t readable)      \
     {                                                                                              \
         const unsigned char *x = xv;                                                               \
         const uint64_t span = n + 16 / (W); /* elements read from a pair's first row */            \
@@ -227,6 +227,54 @@ static inline __m256i veq_8(__m256i a, __m256i b)
         }                                                                                          \
         return done;                                                                               \
     }
+
+/* One-byte rows of at most 16 elements, two at a time, as the minimum of 16-bit keys: the high
+ * byte is the element with FLIP applied (an xor that makes the winner the smallest: 0xFF for the
+ * uint8 max, 0x7F for the int8 max, 0x80 for the int8 min, 0 for the uint8 min), the low byte its
+ * position (n - 1 - i for the last index), so that the key's minimum is the winner and one
+ * phminposuw per row finds it. Lanes past n get key 0xFFFF, above every element's. About 7
+ * instructions a row where pairs_ (a butterfly of byte maxima, then the equal positions) takes
+ * about 12. */
+#define DEFINE_PAIRS8(name, FLIP)                                                                  \
+    static uint64_t pairs8_##name(const void *xv, uint64_t rows, uint64_t n, int last,             \
+                                  int64_t *out, uint64_t readable)                                 \
+    {                                                                                              \
+        const unsigned char *x = xv;                                                               \
+        const uint64_t span = n + 16; /* bytes read from a pair's first row */                     \
+        if (readable < span) return 0;                                                             \
+        uint64_t done = ((readable - span) / n + 1) & ~(uint64_t)1;                                \
+        if (done > (rows & ~(uint64_t)1)) done = rows & ~(uint64_t)1;                              \
+        unsigned char pos[32], pad[32];                                                            \
+        for (int i = 0; i < 32; i++) {                                                             \
+            uint64_t l = (uint64_t)(i % 16);                                                       \
+            pos[i] = l < n ? (unsigned char)(last ? n - 1 - l : l) : 0xFF;                         \
+            pad[i] = l < n ? 0 : 0xFF;                                                             \
+        }                                                                                          \
+        const __m256i vpos = _mm256_loadu_si256((const __m256i *)pos);                             \
+        const __m256i vpad = _mm256_loadu_si256((const __m256i *)pad);                             \
+        const __m256i flip = _mm256_set1_epi8((char)(FLIP));                                       \
+        const int64_t top = last ? (int64_t)n - 1 : 0, sign = last ? -1 : 1;                       \
+        for (uint64_t r = 0; r < done; r += 2) {                                                   \
+            const unsigned char *p = x + r * n;                                                    \
+            _mm_prefetch((const char *)p + PREFETCH_BYTES, _MM_HINT_T0);                           \
+            __m256i v = _mm256_inserti128_si256(                                                   \
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)),                       \
+                _mm_loadu_si128((const __m128i *)(p + n)), 1);                                     \
+            __m256i k = _mm256_or_si256(_mm256_xor_si256(v, flip), vpad);                          \
+            __m256i m =                                                                            \
+                _mm256_min_epu16(_mm256_unpacklo_epi8(vpos, k), _mm256_unpackhi_epi8(vpos, k));    \
+            uint32_t a = (uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm256_castsi256_si128(m))); \
+            uint32_t b =                                                                           \
+                (uint32_t)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm256_extracti128_si256(m, 1)));     \
+            out[r] = top + sign * (int64_t)(a & 0xFF);                                             \
+            out[r + 1] = top + sign * (int64_t)(b & 0xFF);                                         \
+        }                                                                                          \
+        return done;                                                                               \
+    }
+DEFINE_PAIRS8(u8, 0xFF)
+DEFINE_PAIRS8(i8, 0x7F)
+DEFINE_PAIRS8(u8_min, 0x00)
+DEFINE_PAIRS8(i8_min, 0x80)
 
 /* ---- One function per (type, order) --------------------------------------------------------- */
 
@@ -384,14 +432,14 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
 
 /* Rows [0, done) of x (rows of n elements, W bytes each), where done <= rows is the number of
  * rows whose vectors end within `readable` elements of x. */
-#define DEFINE_SHORT(name, W, KEY, FLOAT, FROWS)                                                   \
+#define DEFINE_SHORT(name, W, KEY, FLOAT, FROWS, PAIRS)                                            \
     DEFINE_PAIRS(name, W, KEY)                                                                     \
     DEFINE_ROWS(name, W, KEY)                                                                      \
     static uint64_t short_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
                                  int64_t *out, uint64_t readable)                                  \
     {                                                                                              \
         const unsigned char *x = xv;                                                               \
-        if (n * (W) <= 16) return pairs_##name(xv, rows, n, last, out, readable);                  \
+        if (n * (W) <= 16) return PAIRS(xv, rows, n, last, out, readable);                         \
         const uint64_t lanes = 32 / (W);                                                           \
         const uint64_t nv = (n + lanes - 1) / lanes;                                               \
         /* n < 128 keeps the equality bits within MAX_WORDS words (cpu_short.h) */                 \
@@ -448,30 +496,30 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
             rows_##name(x, done, rb, out, NV, 0, tail_mask, last_word);                            \
         break
 
-DEFINE_SHORT(u8, 1, vkey_u, 0, frows_max)
-DEFINE_SHORT(i8, 1, vkey_i8, 0, frows_max)
-DEFINE_SHORT(u16, 2, vkey_u, 0, frows_max)
-DEFINE_SHORT(i16, 2, vkey_i16, 0, frows_max)
-DEFINE_SHORT(f16, 2, vkey_f16, 0, frows_max)
-DEFINE_SHORT(bf16, 2, vkey_bf16, 0, frows_max)
-DEFINE_SHORT(u32, 4, vkey_u, 0, frows_max)
-DEFINE_SHORT(i32, 4, vkey_i32, 0, frows_max)
-DEFINE_SHORT(f32, 4, vkey_f32, 1, frows_max)
-DEFINE_SHORT(u64, 8, vkey_u, 0, frows_max)
-DEFINE_SHORT(i64, 8, vkey_i64, 0, frows_max)
-DEFINE_SHORT(f64, 8, vkey_f64, 0, frows_max)
-DEFINE_SHORT(u8_min, 1, vmkey_u, 0, frows_max)
-DEFINE_SHORT(i8_min, 1, vmkey_i8, 0, frows_max)
-DEFINE_SHORT(u16_min, 2, vmkey_u, 0, frows_max)
-DEFINE_SHORT(i16_min, 2, vmkey_i16, 0, frows_max)
-DEFINE_SHORT(f16_min, 2, vmkey_f16, 0, frows_max)
-DEFINE_SHORT(bf16_min, 2, vmkey_bf16, 0, frows_max)
-DEFINE_SHORT(u32_min, 4, vmkey_u, 0, frows_max)
-DEFINE_SHORT(i32_min, 4, vmkey_i32, 0, frows_max)
-DEFINE_SHORT(f32_min, 4, vmkey_f32, 1, frows_min)
-DEFINE_SHORT(u64_min, 8, vmkey_u, 0, frows_max)
-DEFINE_SHORT(i64_min, 8, vmkey_i64, 0, frows_max)
-DEFINE_SHORT(f64_min, 8, vmkey_f64, 0, frows_max)
+DEFINE_SHORT(u8, 1, vkey_u, 0, frows_max, pairs8_u8)
+DEFINE_SHORT(i8, 1, vkey_i8, 0, frows_max, pairs8_i8)
+DEFINE_SHORT(u16, 2, vkey_u, 0, frows_max, pairs_u16)
+DEFINE_SHORT(i16, 2, vkey_i16, 0, frows_max, pairs_i16)
+DEFINE_SHORT(f16, 2, vkey_f16, 0, frows_max, pairs_f16)
+DEFINE_SHORT(bf16, 2, vkey_bf16, 0, frows_max, pairs_bf16)
+DEFINE_SHORT(u32, 4, vkey_u, 0, frows_max, pairs_u32)
+DEFINE_SHORT(i32, 4, vkey_i32, 0, frows_max, pairs_i32)
+DEFINE_SHORT(f32, 4, vkey_f32, 1, frows_max, pairs_f32)
+DEFINE_SHORT(u64, 8, vkey_u, 0, frows_max, pairs_u64)
+DEFINE_SHORT(i64, 8, vkey_i64, 0, frows_max, pairs_i64)
+DEFINE_SHORT(f64, 8, vkey_f64, 0, frows_max, pairs_f64)
+DEFINE_SHORT(u8_min, 1, vmkey_u, 0, frows_max, pairs8_u8_min)
+DEFINE_SHORT(i8_min, 1, vmkey_i8, 0, frows_max, pairs8_i8_min)
+DEFINE_SHORT(u16_min, 2, vmkey_u, 0, frows_max, pairs_u16_min)
+DEFINE_SHORT(i16_min, 2, vmkey_i16, 0, frows_max, pairs_i16_min)
+DEFINE_SHORT(f16_min, 2, vmkey_f16, 0, frows_max, pairs_f16_min)
+DEFINE_SHORT(bf16_min, 2, vmkey_bf16, 0, frows_max, pairs_bf16_min)
+DEFINE_SHORT(u32_min, 4, vmkey_u, 0, frows_max, pairs_u32_min)
+DEFINE_SHORT(i32_min, 4, vmkey_i32, 0, frows_max, pairs_i32_min)
+DEFINE_SHORT(f32_min, 4, vmkey_f32, 1, frows_min, pairs_f32_min)
+DEFINE_SHORT(u64_min, 8, vmkey_u, 0, frows_max, pairs_u64_min)
+DEFINE_SHORT(i64_min, 8, vmkey_i64, 0, frows_max, pairs_i64_min)
+DEFINE_SHORT(f64_min, 8, vmkey_f64, 0, frows_max, pairs_f64_min)
 
 #pragma GCC pop_options
 
