@@ -408,9 +408,10 @@ static clmax_status run_hardmax(clmax_context *ctx, const float *x, int64_t o, i
 }
 
 /* The enqueue path on the context's own queue: ArgMax of [d0, d1] float32 x along axis (x_long
- * along 1: split, needs scratch; x_narrow along 0: wide rows, then the merge kernel). */
+ * along 1: split, needs scratch; x_narrow along 0: wide rows, then the merge kernel); with values,
+ * clmax_enqueue_max_with_indices, whose values (in yb after the indices) are checked too. */
 static clmax_status run_enqueue(clmax_context *ctx, const float *x, int64_t d0, int64_t d1,
-                                int axis, const int64_t *want)
+                                int axis, const int64_t *want, int values)
 {
     cl_context c;
     cl_command_queue q;
@@ -427,15 +428,28 @@ static clmax_status run_enqueue(clmax_context *ctx, const float *x, int64_t d0, 
     clmax_argmax_attrs_init(&a, 13);
     a.axis = axis;
     cl_event done = NULL;
-    clmax_status st = clmax_enqueue_argmax(ctx, &d, xb, 0, &a, yb, 8, NULL, 0, NULL, &done);
+    clmax_status st = values
+                          ? clmax_enqueue_max_with_indices(ctx, &d, xb, 0, &a, yb, 40, yb, 8, NULL,
+                                                           0, NULL, &done)
+                          : clmax_enqueue_argmax(ctx, &d, xb, 0, &a, yb, 8, NULL, 0, NULL, &done);
     if (st == CLMAX_OK) {
         int64_t y[3];
+        float v[3];
         cr_assert_eq(
             real.EnqueueReadBuffer(q, yb, CL_TRUE, 8, (size_t)outputs * 8, y, 1, &done, NULL),
             CL_SUCCESS);
+        if (values)
+            cr_assert_eq(
+                real.EnqueueReadBuffer(q, yb, CL_TRUE, 40, (size_t)outputs * 4, v, 1, &done, NULL),
+                CL_SUCCESS);
         clmax_cl_api.ReleaseEvent(done); /* counted: the library made it */
-        for (int64_t k = 0; k < outputs; k++)
+        for (int64_t k = 0; k < outputs; k++) {
             cr_assert(y[k] == want[k], "fail_at %ld: enqueue output %lld", fail_at, (long long)k);
+            int64_t at = axis ? k * d1 + want[k] : want[k] * d1 + k;
+            if (values)
+                cr_assert(memcmp(&v[k], &x[at], 4) == 0, "fail_at %ld: enqueued value %lld",
+                          fail_at, (long long)k);
+        }
     }
     real.ReleaseMemObject(xb);
     real.ReleaseMemObject(yb);
@@ -447,15 +461,16 @@ static clmax_status run_enqueue(clmax_context *ctx, const float *x, int64_t d0, 
 /* Runs the operations in turn; stops at the first failure (whose message is then current). */
 static clmax_status workload(clmax_context *ctx, int *first_failure_op)
 {
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 9; k++) {
         clmax_status st = k == 0   ? run_argmax(ctx, x_rows, 4, 37, 1, want_rows)
                           : k == 1 ? run_argmax(ctx, x_strided, 3, 29, 5, want_strided)
                           : k == 2 ? run_argmax(ctx, x_long, 2, N_LONG, 1, want_long)
                           : k == 3 ? run_wide(ctx)
                           : k == 4 ? run_hardmax(ctx, x_rows, 4, 37, want_rows)
                           : k == 5 ? run_hardmax(ctx, x_long, 2, N_LONG, want_long)
-                          : k == 6 ? run_enqueue(ctx, x_long, 2, N_LONG, 1, want_long)
-                                   : run_enqueue(ctx, x_narrow, N_NARROW, 3, 0, want_narrow);
+                          : k == 6 ? run_enqueue(ctx, x_long, 2, N_LONG, 1, want_long, 0)
+                          : k == 7 ? run_enqueue(ctx, x_narrow, N_NARROW, 3, 0, want_narrow, 0)
+                                   : run_enqueue(ctx, x_long, 2, N_LONG, 1, want_long, 1);
         if (st != CLMAX_OK) {
             *first_failure_op = k;
             return st;
