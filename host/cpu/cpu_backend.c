@@ -27,15 +27,22 @@
 #ifndef ROW_RUN
 #define ROW_RUN 2048
 #endif
+/* Strided axes: a unit takes LANE_BYTES of a row of lanes, at most LANE_COUNT lanes (their state
+ * is 32 bytes a lane), so that each row is a long run for the hardware prefetcher. With the host
+ * buffers in huge pages, [1024, 65536] float32 along axis 0 went from 24-25 GB/s at 4096 bytes to
+ * 29-30 at 65536 (16384 lanes); uint8 at 65536 lanes fell to half, hence the cap in lanes. */
 #ifndef LANE_BYTES
-#define LANE_BYTES 4096 /* bytes of a row of inner lanes per unit: long runs for the prefetcher */
+#define LANE_BYTES 65536
 #endif
+#ifndef LANE_COUNT
+#define LANE_COUNT 16384
+#endif
+#define STACK_LANES 256 /* lane blocks up to this size keep their state on the stack */
 #ifndef LANE_PREFETCH
 #define LANE_PREFETCH 16384
 #endif
-#define MAX_LANES LANE_BYTES /* lanes of the narrowest type */
-#define TINY_ROW 128         /* rows shorter than this: AVX2 code, or the key-buffer scan */
-#define KEY_BUFFER 4096      /* keys of a group of tiny rows */
+#define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
+#define KEY_BUFFER 4096 /* keys of a group of tiny rows */
 
 /* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
 #define LANE_UPDATE(k, jr)                                                                         \
@@ -62,7 +69,7 @@ typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, uint64
                        uint64_t *bi);
 typedef void (*short_rows_fn)(const void *x, uint64_t rows, uint64_t n, int last, int64_t *out);
 typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
-                         int last, uint64_t *bk, uint64_t *bi);
+                         int last, uint64_t *bk, uint64_t *bi, void *work);
 
 /* row_*: the winner of x[j0..j1) of one contiguous row (j1 > j0).
  * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
@@ -229,11 +236,11 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
      * of its compare masks. Each stretch is merged into the segment's pairs. */                   \
     CLMAX_CPU_CLONES static void lanes_##name(const void *xv, uint64_t inner, uint64_t lanes,      \
                                               uint64_t j0, uint64_t j1, int last,                  \
-                                              uint64_t *bk_out, uint64_t *bi_out)                  \
+                                              uint64_t *bk_out, uint64_t *bi_out, void *work)      \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
-        lkey_t bk[LANE_BYTES / sizeof(raw_t)];                                                     \
-        idx_t bi[LANE_BYTES / sizeof(raw_t)];                                                      \
+        lkey_t *bk = work; /* work: 16 bytes per lane */                                           \
+        idx_t *bi = (idx_t *)(void *)((char *)work + 8 * lanes);                                   \
         const uint64_t stretch = sizeof(idx_t) < 4 ? (uint64_t)1 << (8 * sizeof(idx_t)) : j1 - j0; \
         for (uint64_t s0 = j0; s0 < j1; s0 += stretch) {                                           \
             uint64_t s1 = j1 - s0 < stretch ? j1 : s0 + stretch;                                   \
@@ -343,10 +350,10 @@ DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
     /* 1 with the lanes' pairs written, 0 if a NaN was seen (nothing usable written). */           \
     CLMAX_CPU_CLONES static int flanes_##name(const flt_t *x, uint64_t inner, uint64_t lanes,      \
                                               uint64_t j0, uint64_t j1, int last,                  \
-                                              uint64_t *bk_out, uint64_t *bi_out)                  \
+                                              uint64_t *bk_out, uint64_t *bi_out, void *work)      \
     {                                                                                              \
-        flt_t bv[LANE_BYTES / sizeof(flt_t)];                                                      \
-        uint32_t bi[LANE_BYTES / sizeof(flt_t)];                                                   \
+        flt_t *bv = work; /* work: 16 bytes per lane */                                            \
+        uint32_t *bi = (uint32_t *)(void *)((char *)work + 8 * lanes);                             \
         int nan = 0;                                                                               \
         for (uint64_t l = 0; l < lanes; l++) {                                                     \
             bv[l] = x[j0 * inner + l];                                                             \
@@ -368,16 +375,16 @@ DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
         return 1;                                                                                  \
     }                                                                                              \
     static void lanes_fp_##name(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0,        \
-                                uint64_t j1, int last, uint64_t *bk, uint64_t *bi)                 \
+                                uint64_t j1, int last, uint64_t *bk, uint64_t *bi, void *work)     \
     {                                                                                              \
         const unsigned csr = _mm_getcsr();                                                         \
         if ((csr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK) {                                \
-            int done = flanes_##name(x, inner, lanes, j0, j1, last, bk, bi);                       \
+            int done = flanes_##name(x, inner, lanes, j0, j1, last, bk, bi, work);                 \
             /* the caller's flags as they were: a compare of a NaN sets "invalid" */               \
             _mm_setcsr(csr);                                                                       \
             if (done) return;                                                                      \
         }                                                                                          \
-        lanes_##name(x, inner, lanes, j0, j1, last, bk, bi);                                       \
+        lanes_##name(x, inner, lanes, j0, j1, last, bk, bi, work);                                 \
     }
 #define GT(a, b) ((a) > (b))
 #define GE(a, b) ((a) >= (b))
@@ -457,10 +464,13 @@ typedef struct job {
     type_fns fn;
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
+    uint64_t *state;   /* 4 * lane_block words per task when lane_block > STACK_LANES */
     atomic_uint_fast64_t next;
 } job;
 
-static void run_unit(job *jb, uint64_t u)
+/* A unit on task t: its lanes' pairs (bk, bi) and their work area (16 bytes a lane) are 4 words
+ * a lane, on the stack for small lane blocks, else task t's part of the job's state. */
+static void run_unit(job *jb, uint64_t u, int t)
 {
     const clmax_problem *p = jb->p;
     uint64_t seg = u % jb->nseg;
@@ -486,13 +496,15 @@ static void run_unit(job *jb, uint64_t u)
                               jb->idx + o0 + done);
         return;
     }
-    uint64_t bk[MAX_LANES], bi[MAX_LANES];
+    uint64_t local[4 * STACK_LANES];
+    uint64_t *bk = jb->state ? jb->state + (uint64_t)t * 4 * jb->lane_block : local;
+    uint64_t *bi = bk + lanes, *work = bi + lanes;
     for (uint64_t o = o0; o < o1; o++) {
         const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
         if (p->inner == 1)
             jb->fn.row(base, j0, j1, p->last, bk, bi);
         else
-            jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi);
+            jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi, work);
         for (uint64_t l = 0; l < lanes; l++) {
             uint64_t q = o * p->inner + i0 + l;
             if (jb->nseg == 1) {
@@ -508,11 +520,10 @@ static void run_unit(job *jb, uint64_t u)
 /* Any number of threads take units until none is left. */
 static void worker(void *arg, int t)
 {
-    (void)t;
     job *jb = arg;
     uint64_t u;
     while ((u = atomic_fetch_add(&jb->next, 1)) < jb->units)
-        run_unit(jb, u);
+        run_unit(jb, u, t);
 }
 
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
@@ -531,7 +542,7 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     uint64_t total = p->outer * p->n * p->inner;
     if (total < PARALLEL_MIN) threads = 1;
 
-    uint64_t lane_max = LANE_BYTES / p->esize;
+    uint64_t lane_max = LANE_BYTES / p->esize < LANE_COUNT ? LANE_BYTES / p->esize : LANE_COUNT;
     jb.lane_block = p->inner < lane_max ? p->inner : lane_max;
     jb.lane_units = (p->inner + jb.lane_block - 1) / jb.lane_block;
     uint64_t per_slice = p->n >= UNIT_ELEMENTS ? UNIT_ELEMENTS : p->n * jb.lane_block;
@@ -567,7 +578,17 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     atomic_init(&jb.next, 0);
 
     if ((uint64_t)threads > jb.units) threads = (int)jb.units;
+    if (jb.lane_block > STACK_LANES) {
+        jb.state = malloc((size_t)threads * 4 * (size_t)jb.lane_block * sizeof *jb.state);
+        if (jb.state == NULL) {
+            free(jb.pk);
+            free(jb.pi);
+            return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "CPU path: lane state of %d threads",
+                              threads);
+        }
+    }
     clmax_pool_run(ctx->pool, threads, worker, &jb); /* the calling thread works too */
+    free(jb.state);
 
     if (jb.nseg > 1) {
         uint64_t outputs = p->outer * p->inner;
