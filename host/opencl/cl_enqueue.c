@@ -3,6 +3,7 @@
 #include "cl_internal.h"
 #include "clmax_cl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,6 +261,18 @@ static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl
     return err == CL_SUCCESS ? CLMAX_OK : clmax_cl_fail("clEnqueueNDRangeKernel(fill_zero)", err);
 }
 
+/* Kernel k (named name), one work-item per output, in groups of wg, after event after. */
+static clmax_status enqueue_per_output(clmax_cl *cl, cl_kernel k, const char *name, uint64_t count,
+                                       size_t wg, cl_event after, cl_event *done)
+{
+    size_t global = (size_t)((count + wg - 1) / wg * wg), local = wg;
+    cl_int err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, &global, &local, 1, &after, done);
+    if (err == CL_SUCCESS) return CLMAX_OK;
+    char call[64];
+    snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", name);
+    return clmax_cl_fail(call, err);
+}
+
 /* host/narrow.c's merge on the device, after event after: output q of p from the wide problem's
  * winners at widx + widx_off (kernels/argmax.cl narrow_merge). */
 static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
@@ -281,10 +294,7 @@ static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof y, &y);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 9, sizeof yo, &yo);
     if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(narrow_merge)", err);
-    size_t global = (size_t)((count + wg - 1) / wg * wg), local = wg;
-    err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, &global, &local, 1, &after, done);
-    return err == CL_SUCCESS ? CLMAX_OK
-                             : clmax_cl_fail("clEnqueueNDRangeKernel(narrow_merge)", err);
+    return enqueue_per_output(cl, k, "narrow_merge", count, wg, after, done);
 }
 
 /* The values at the winners (kernels/argmax.cl gather_values), after event after: output q of p
@@ -307,10 +317,7 @@ static clmax_status enqueue_gather(clmax_cl *cl, const clmax_cl_program *prog,
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 7, sizeof v, &v);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof vo, &vo);
     if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(gather_values)", err);
-    size_t global = (size_t)((count + wg - 1) / wg * wg), local = wg;
-    err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, &global, &local, 1, &after, done);
-    return err == CL_SUCCESS ? CLMAX_OK
-                             : clmax_cl_fail("clEnqueueNDRangeKernel(gather_values)", err);
+    return enqueue_per_output(cl, k, "gather_values", count, wg, after, done);
 }
 
 /* After a step that followed event prev failed to enqueue: where prev's commands write the cached
