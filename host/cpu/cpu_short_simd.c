@@ -189,6 +189,15 @@ static inline __m256i veq_8(__m256i a, __m256i b)
     return _mm256_cmpeq_epi64(a, b);
 }
 
+/* The rows that pairs_ and pairs8_ take: an even count, each pair's loads (span elements from its
+ * first row) within `readable` elements. */
+static inline uint64_t pair_rows(uint64_t rows, uint64_t n, uint64_t span, uint64_t readable)
+{
+    if (readable < span) return 0;
+    uint64_t done = ((readable - span) / n + 1) & ~(uint64_t)1;
+    return done < (rows & ~(uint64_t)1) ? done : rows & ~(uint64_t)1;
+}
+
 /* Rows of at most 16 bytes, two at a time: row r in the low 128-bit half of a vector, row r + 1
  * in the high half; the max is broadcast within each half, and the two 16-bit halves of the byte
  * mask give the two winners. Rows [0, done) with done even; the loads of 16 bytes from each row's
@@ -198,10 +207,7 @@ static inline __m256i veq_8(__m256i a, __m256i b)
         const void *xv, uint64_t rows, uint64_t n, int last, int64_t *out, uint64_t readable)      \
     {                                                                                              \
         const unsigned char *x = xv;                                                               \
-        const uint64_t span = n + 16 / (W); /* elements read from a pair's first row */            \
-        if (readable < span) return 0;                                                             \
-        uint64_t done = ((readable - span) / n + 1) & ~(uint64_t)1;                                \
-        if (done > (rows & ~(uint64_t)1)) done = rows & ~(uint64_t)1;                              \
+        const uint64_t done = pair_rows(rows, n, n + 16 / (W), readable);                          \
         const __m256i iota =                                                                       \
             _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,  \
                              5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);                               \
@@ -240,10 +246,7 @@ static inline __m256i veq_8(__m256i a, __m256i b)
                                   int64_t *out, uint64_t readable)                                 \
     {                                                                                              \
         const unsigned char *x = xv;                                                               \
-        const uint64_t span = n + 16; /* bytes read from a pair's first row */                     \
-        if (readable < span) return 0;                                                             \
-        uint64_t done = ((readable - span) / n + 1) & ~(uint64_t)1;                                \
-        if (done > (rows & ~(uint64_t)1)) done = rows & ~(uint64_t)1;                              \
+        const uint64_t done = pair_rows(rows, n, n + 16, readable);                                \
         unsigned char pos[32], pad[32];                                                            \
         for (int i = 0; i < 32; i++) {                                                             \
             uint64_t l = (uint64_t)(i % 16);                                                       \
