@@ -151,9 +151,10 @@ int bench_clmem_prepare(bench_clmem *m, uint64_t size, const void *x, uint64_t b
 /* The baseline on the device buffers: the streaming read of the input (its sum in *sum), or with
  * read_write the read+write into the output buffer. Returns 0 on success. */
 int bench_clmem_baseline(bench_clmem *m, int read_write, uint64_t bytes, uint64_t *sum);
-/* Enqueues op (BENCH_ARGMAX or BENCH_HARDMAX, opset 13, the given axis) on the device buffers and
- * waits for its event. */
-clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d, int64_t axis);
+/* Enqueues op (opset 13, the given axis) on the device buffers and waits for its event;
+ * BENCH_MAXIDX writes the indices at 0 and the values at values_off bytes of the output buffer. */
+clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d, int64_t axis,
+                             uint64_t values_off);
 /* Copies the first bytes of the output buffer to y. Returns 0 on success. */
 int bench_clmem_download(bench_clmem *m, void *y, uint64_t bytes);
 

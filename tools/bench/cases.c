@@ -143,7 +143,10 @@ static clmax_status run_op(bench_env *e, int bk, clmax_context *ctx, const bench
 {
     clmax_tensor_desc d;
     case_desc(c, &d);
-    if (bk == BK_CLMEM) return bench_clmem_run(e->clmem, c->op, &d, c->axis);
+    /* max_with_indices: the indices first, then the values (output_bytes) */
+    int axis = (int)(c->axis < 0 ? c->axis + c->rank : c->axis);
+    uint64_t outputs = case_count(c) / (uint64_t)c->dims[axis];
+    if (bk == BK_CLMEM) return bench_clmem_run(e->clmem, c->op, &d, c->axis, outputs * 8);
     if (c->op == BENCH_HARDMAX) {
         clmax_hardmax_attrs a;
         clmax_hardmax_attrs_init(&a, 13);
@@ -153,11 +156,8 @@ static clmax_status run_op(bench_env *e, int bk, clmax_context *ctx, const bench
     clmax_argmax_attrs a;
     clmax_argmax_attrs_init(&a, 13);
     a.axis = c->axis;
-    if (c->op == BENCH_MAXIDX) { /* indices first, then the values */
-        int axis = (int)(c->axis < 0 ? c->axis + c->rank : c->axis);
-        uint64_t outputs = case_count(c) / (uint64_t)c->dims[axis];
+    if (c->op == BENCH_MAXIDX)
         return clmax_max_with_indices(ctx, &d, x, &a, (int64_t *)y + outputs, (int64_t *)y);
-    }
     return clmax_argmax(ctx, &d, x, &a, (int64_t *)y);
 }
 

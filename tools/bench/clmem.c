@@ -104,7 +104,8 @@ int bench_clmem_baseline(bench_clmem *m, int read_write, uint64_t bytes, uint64_
     return bench_cl_read_mem(m->cl, m->x, m->held, bytes, sum);
 }
 
-clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d, int64_t axis)
+clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d, int64_t axis,
+                             uint64_t values_off)
 {
     cl_event done = NULL;
     clmax_status st;
@@ -119,11 +120,8 @@ clmax_status bench_clmem_run(bench_clmem *m, int op, const clmax_tensor_desc *d,
         a.axis = axis;
         if (op == BENCH_ARGMAX) {
             st = clmax_enqueue_argmax(m->ctx, d, m->x, 0, &a, m->y, 0, NULL, 0, NULL, &done);
-        } else { /* the indices, then the values, as the host-pointer rows lay them out */
-            uint64_t outputs = 1;
-            for (int i = 0; i < d->rank; i++)
-                if (i != (axis < 0 ? axis + d->rank : axis)) outputs *= (uint64_t)d->dims[i];
-            st = clmax_enqueue_max_with_indices(m->ctx, d, m->x, 0, &a, m->y, (size_t)(outputs * 8),
+        } else {
+            st = clmax_enqueue_max_with_indices(m->ctx, d, m->x, 0, &a, m->y, (size_t)values_off,
                                                 m->y, 0, NULL, 0, NULL, &done);
         }
     }

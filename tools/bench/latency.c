@@ -44,7 +44,7 @@ static clmax_status argmax_2d_clmem(bench_clmem *m, const int64_t dims[2])
 {
     clmax_tensor_desc d;
     desc_2d(dims, &d);
-    return bench_clmem_run(m, BENCH_ARGMAX, &d, -1);
+    return bench_clmem_run(m, BENCH_ARGMAX, &d, -1, 0);
 }
 
 static void lat_row(bench_row *r, int kind, const char *name, const int64_t dims[2], int bk)
