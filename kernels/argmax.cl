@@ -64,7 +64,8 @@
  * around the cache, so a line is written without first being read in (half the traffic of a plain
  * store). Only where the compiler has them and a store fence to go with them (clang for x86, as in
  * PoCL); elsewhere NT_STORE is a plain store. A work-item that uses them runs NT_FENCE before it
- * ends, so they are ordered before the command's completion like its other stores. */
+ * ends (reduce_rows_short: one item of the group, after a barrier), so they are ordered before
+ * the command's completion like its other stores. */
 #ifndef NT
 #define NT 0
 #endif
@@ -914,8 +915,14 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv)
         c = max(c, PACKV(VKEY(VLOAD(0, p + j)), LANE_IDS + (IDXV)j));
     return c;
 }
+/* A row of exactly VW elements as packed pairs. */
+PACKV_T row_one(__global const RAW_T *p)
+{
+    PREFETCH_AHEAD(p);
+    return PACKV(VKEY(VLOAD(0, p)), LANE_IDS);
+}
 #endif
-__kernel void reduce_rows_short(REDUCE_ARGS)
+void rows_short(REDUCE_ARGS)
 {
     ulong r0 = get_global_id(0) * SR;
     if (r0 >= count) return;
@@ -932,17 +939,45 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
              * two vectors into one, halving the vectors and the lanes per row; after four, one
              * vector holds the 16 rows' winners in row order. (Measured slower for 32-bit keys,
              * whose rows take one level fewer in twice as many ulong vectors.) */
-#define ROWS2(r_)                                                                                  \
-    PACK_LEVEL(row_packed(p + (r_)*len, lastv), row_packed(p + ((r_) + 1) * len, lastv))
-            PACKV_T a0 = ROWS2(0), a1 = ROWS2(2), a2 = ROWS2(4), a3 = ROWS2(6);
-            PACKV_T a4 = ROWS2(8), a5 = ROWS2(10), a6 = ROWS2(12), a7 = ROWS2(14);
-            PACKV_T b0 = PACK_LEVEL(a0, a1), b1 = PACK_LEVEL(a2, a3);
-            PACKV_T b2 = PACK_LEVEL(a4, a5), b3 = PACK_LEVEL(a6, a7);
-            PACKV_T v = PACK_LEVEL(PACK_LEVEL(b0, b1), PACK_LEVEL(b2, b3));
+#define ROWS2(ROW, r_) PACK_LEVEL(ROW(r_), ROW((r_) + 1))
+#define ROWS16(ROW)                                                                                \
+    {                                                                                              \
+        PACKV_T a0 = ROWS2(ROW, 0), a1 = ROWS2(ROW, 2), a2 = ROWS2(ROW, 4), a3 = ROWS2(ROW, 6);    \
+        PACKV_T a4 = ROWS2(ROW, 8), a5 = ROWS2(ROW, 10), a6 = ROWS2(ROW, 12);                      \
+        PACKV_T a7 = ROWS2(ROW, 14);                                                               \
+        PACKV_T b0 = PACK_LEVEL(a0, a1), b1 = PACK_LEVEL(a2, a3);                                  \
+        PACKV_T b2 = PACK_LEVEL(a4, a5), b3 = PACK_LEVEL(a6, a7);                                  \
+        v = PACK_LEVEL(PACK_LEVEL(b0, b1), PACK_LEVEL(b2, b3));                                    \
+    }
+/* Row r_ as packed pairs: rows of exactly one vector (vector r_ of the work-item's), or any. */
+#define ROW_ONE(r_) row_one(p + (r_)*VW)
+#define ROW_ANY(r_) row_packed(p + (r_)*len, lastv)
+            PACKV_T v;
+            if (len == VW) {
+                /* Without row_packed's loop (its trip count unknown to the compiler, it kept a
+                 * test and branch per row): [16777216,16] uint8 on one PoCL thread went from
+                 * 23.8 to 20.2 ms (with the stores below non-temporal in both). */
+                ROWS16(ROW_ONE)
+            } else {
+                ROWS16(ROW_ANY)
+            }
 #if OUT_MODE != 2
             if (nseg == 1 && flags == FINAL) { /* the answers go straight out */
-                vstore16(CAT(convert_, CAT(OUT_T, 16))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0, 0,
-                         out + out_off + r0);
+                CAT(OUT_T, 16)
+                o = CAT(convert_, CAT(OUT_T, 16))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0;
+                __global OUT_T *d = out + out_off + r0;
+#if HAVE_NT && ES == 1
+                /* One-byte rows of 16 write half as many bytes as they read: non-temporal stores
+                 * (where the 16 answers are aligned as a vector) save the lines' reads. On the
+                 * development machine [16777216,16] uint8 went from 11.6-11.8 to 10.2-10.6 ms
+                 * on host memory (PoCL's own buffers varied from 13.9 to 17.5 ms either way),
+                 * while float16, writing a quarter, lost 5%: one-byte types only. */
+                if (((ulong)d & (sizeof o - 1)) == 0) {
+                    NT_STORE(o, (__global CAT(OUT_T, 16) *)d);
+                    return;
+                }
+#endif
+                vstore16(o, 0, d);
                 return;
             }
 #endif
@@ -1007,6 +1042,20 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
         }
         FINISH(m, j0 + bi, r0 + r, 0);
     }
+}
+
+__kernel void reduce_rows_short(REDUCE_ARGS)
+{
+    rows_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off);
+#if HAVE_NT && ES == 1 && OUT_MODE != 2
+    /* The non-temporal stores of the group's items (rows_short), fenced once per group: a fence
+     * waits for the stores to reach memory, and one per item of 16 rows made the kernel 8 times
+     * slower. A CPU device runs a group's items on one thread; were they on several, the
+     * barrier's own synchronisation would order them (a locked instruction drains the
+     * write-combining buffers). */
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0) NT_FENCE();
+#endif
 }
 
 /* Hardmax's zeros on CPU devices, before the ones: bytes [off, off + n) of y. clEnqueueFillBuffer
