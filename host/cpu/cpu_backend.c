@@ -52,11 +52,15 @@
         b = up_ ? k_ : b;                                                                          \
         i = up_ ? (jr) : i;                                                                        \
     } while (0)
-/* Aim for at least this many bytes per unit. Threads take units in turn, so each reads runs of
- * this size with the other thread's runs between: at 32768 elements (32 KiB of uint8) the short
- * rows of one-byte types ran 1.4 times as fast on two threads as on one, at 256 KiB each thread's
- * stream is long enough for the prefetchers ([16777216,16] uint8: 14.1-14.6 ms to 11.4-12.4). */
-#define UNIT_BYTES 262144
+/* Bytes per unit: UNIT_BYTES, or less where that leaves fewer than UNIT_SHARE units a thread,
+ * down to UNIT_BYTES_MIN. Threads take units in turn, so each reads runs of a unit with the other
+ * threads' runs between: at 32768 elements (32 KiB of uint8) the short rows of one-byte types
+ * ran 1.4 times as fast on two threads as on one; longer runs keep each thread's stream long
+ * enough for the prefetchers ([16777216,16] uint8: 14.1-14.6 ms, 11.3-11.7 at 256 KiB, 11.1-11.4
+ * at 1 MiB; float16 [8388608,16]: 10.7-11.2 at 256 KiB, 9.9-10.0 at 1 MiB). */
+#define UNIT_BYTES (1u << 20)
+#define UNIT_BYTES_MIN (1u << 16)
+#define UNIT_SHARE 8
 #define MIN_SEGMENT 8192        /* shortest axis segment worth a unit of its own */
 #define PARALLEL_MIN (1u << 18) /* smaller tensors run on the calling thread alone */
 #define MAX_THREADS 256
@@ -549,7 +553,11 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     uint64_t lane_max = LANE_BYTES / p->esize < LANE_COUNT ? LANE_BYTES / p->esize : LANE_COUNT;
     jb.lane_block = p->inner < lane_max ? p->inner : lane_max;
     jb.lane_units = (p->inner + jb.lane_block - 1) / jb.lane_block;
-    const uint64_t unit_elements = UNIT_BYTES / p->esize;
+    uint64_t unit_bytes = total * p->esize / (UNIT_SHARE * (uint64_t)threads);
+    unit_bytes = unit_bytes > UNIT_BYTES       ? UNIT_BYTES
+                 : unit_bytes < UNIT_BYTES_MIN ? UNIT_BYTES_MIN
+                                               : unit_bytes;
+    const uint64_t unit_elements = unit_bytes / p->esize;
     uint64_t per_slice = p->n >= unit_elements ? unit_elements : p->n * jb.lane_block;
     jb.rows_per_unit = per_slice >= unit_elements ? 1 : unit_elements / per_slice;
     if (jb.rows_per_unit > p->outer) jb.rows_per_unit = p->outer;
