@@ -1051,8 +1051,8 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
     /* The non-temporal stores of the group's items (rows_short), fenced once per group: a fence
      * waits for the stores to reach memory, and one per item of 16 rows made the kernel 8 times
      * slower. A CPU device runs a group's items on one thread; were they on several, the
-     * barrier's own synchronisation would order them (a locked instruction drains the
-     * write-combining buffers). */
+     * barrier's own synchronisation would order them too (Intel's manual: a locked instruction
+     * drains the write-combining buffers). */
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (get_local_id(0) == 0) NT_FENCE();
 #endif

@@ -56,8 +56,8 @@
  * down to UNIT_BYTES_MIN. Threads take units in turn, so each reads runs of a unit with the other
  * threads' runs between: at 32768 elements (32 KiB of uint8) the short rows of one-byte types
  * ran 1.4 times as fast on two threads as on one; longer runs keep each thread's stream long
- * enough for the prefetchers ([16777216,16] uint8: 14.1-14.6 ms, 11.3-11.7 at 256 KiB, 11.1-11.4
- * at 1 MiB; float16 [8388608,16]: 10.7-11.2 at 256 KiB, 9.9-10.0 at 1 MiB). */
+ * enough for the prefetchers ([16777216,16] uint8: 14.1-14.6 ms, 11.3-12.4 at 256 KiB, 10.8-11.0
+ * as now; float16 [8388608,16]: 11.9-12.1, 10.7-11.4, 9.8; docs/PERFORMANCE.md). */
 #define UNIT_BYTES (1u << 20)
 #define UNIT_BYTES_MIN (1u << 16)
 #define UNIT_SHARE 8
