@@ -915,12 +915,6 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv)
         c = max(c, PACKV(VKEY(VLOAD(0, p + j)), LANE_IDS + (IDXV)j));
     return c;
 }
-/* A row of exactly VW elements as packed pairs. */
-PACKV_T row_one(__global const RAW_T *p)
-{
-    PREFETCH_AHEAD(p);
-    return PACKV(VKEY(VLOAD(0, p)), LANE_IDS);
-}
 #endif
 void rows_short(REDUCE_ARGS)
 {
@@ -949,8 +943,9 @@ void rows_short(REDUCE_ARGS)
         PACKV_T b2 = PACK_LEVEL(a4, a5), b3 = PACK_LEVEL(a6, a7);                                  \
         v = PACK_LEVEL(PACK_LEVEL(b0, b1), PACK_LEVEL(b2, b3));                                    \
     }
-/* Row r_ as packed pairs: rows of exactly one vector (vector r_ of the work-item's), or any. */
-#define ROW_ONE(r_) row_one(p + (r_)*VW)
+/* Row r_ as packed pairs: rows of exactly one vector (vector r_ of the work-item's: lastv is 0,
+ * a constant, so row_packed's loop goes), or any. */
+#define ROW_ONE(r_) row_packed(p + (r_)*VW, 0)
 #define ROW_ANY(r_) row_packed(p + (r_)*len, lastv)
             PACKV_T v;
             if (len == VW) {
