@@ -42,7 +42,7 @@ static inline uint64_t clmax_lane_block(size_t elem_size)
 /* STRIDED_WIDE: rows longer than CLMAX_LANE_BYTES are read in tiles of up to CLMAX_WIDE_BYTES of
  * each row per work-item, whose running pairs live in local memory: keys packed with their index
  * (4 bytes a lane for 8- and 16-bit keys, 8 for 32-bit ones), or for 64-bit keys 8 bytes of key
- * and 4 of index apart.
+ * and 4 of index apart; 8-bit keys also keep a block's best key and its row, a byte each.
  * In throwaway kernels on the development machine, [1024,65536] float32 axis 0 ran at 22-23 GB/s
  * in 8 KiB tiles, 26.5 in 32 KiB ones and 28-31 in 64 or 128 KiB ones; in the library 64 KiB beat
  * 32 and 128 (docs/PERFORMANCE.md, item 15). */
@@ -55,7 +55,7 @@ static inline uint64_t clmax_wide_key_bytes(size_t elem_size)
 
 static inline uint64_t clmax_wide_index_bytes(size_t elem_size)
 {
-    return elem_size == 8 ? 4 : 0;
+    return elem_size == 8 ? 4 : elem_size == 1 ? 2 : 0;
 }
 
 typedef struct clmax_plan {
