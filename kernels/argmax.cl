@@ -824,9 +824,9 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 #endif
     ZERO_ROW(p);
     /* Four rows a step, so each pair is loaded and stored once per four rows. When the lanes are
-     * whole rows (inner == lanes) the reads are one sequential stream, which is prefetched;
-     * blocks of longer rows are left to the hardware prefetcher. A full block has a constant
-     * trip count, which the compiler unrolls. */
+     * whole rows (inner == lanes) the reads are one sequential stream, which is prefetched
+     * (VEC_PF); blocks of longer rows are left to the hardware prefetcher, and a full one has a
+     * constant trip count, which the compiler unrolls. */
     const int stream = inner == lanes;
     uint j = 1;
 /* The lanes past the last full vector, one at a time, in row rr (relative index jj). */
@@ -858,26 +858,33 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         }                                                                                          \
         ZROWS_END(NV);                                                                             \
     }
-/* Rows j to j + 3 a step while four remain: ROW_PF(r) before each step at row r, PF(v, ra, rb)
- * before each vector (STRIDED_VEC4_PF). */
-#define STRIDED_STEP4_PF(NV, ROW_PF, PF)                                                           \
+/* Rows j to j + 3 a step while four remain, PF(v, ra, rb) before each vector (STRIDED_VEC4_PF). */
+#define STRIDED_STEP4_PF(NV, PF)                                                                   \
     for (; j + 4 <= len; j += 4) {                                                                 \
         __global const RAW_T *r = p + (ulong)j * inner;                                            \
-        ROW_PF(r);                                                                                 \
         STRIDED_VEC4_PF(NV, r, j, r + 2 * inner, j + 2, PF)                                        \
         for (uint q = 0; q < 4; q++)                                                               \
             STRIDED_TAIL(r + q * inner, j + q)                                                     \
     }
-/* Whole rows (stream) are prefetched as one sequential run. */
-#define STREAM_PF(r)                                                                               \
-    if (stream) PREFETCH_RUN(r, 4 * lanes * (uint)sizeof(RAW_T))
-#define STRIDED_STEP4(NV) STRIDED_STEP4_PF(NV, STREAM_PF, NO_PF)
+#define STRIDED_STEP4(NV) STRIDED_STEP4_PF(NV, NO_PF)
+/* Software prefetch, PF_BYTES ahead, of vector v of rows ra, ra + inner, rb and rb + inner, once
+ * per 64 bytes: spread over the loop, not issued in a run of a step's lines before it. Whole rows
+ * read as one stream (the middle axis) waited on those runs: PoCL on the development machine took
+ * 8.6-9.0 ms for float32 [256,1024,256] axis 1 with them and 6.8 with this (one thread: 17.0-17.5
+ * and 13.4, the streaming read's own time). */
+#define VEC_PF(v, ra, rb)                                                                          \
+    if ((((v)*VW * (uint)sizeof(RAW_T)) & 63) == 0) {                                              \
+        PREFETCH_AHEAD((ra) + (v)*VW);                                                             \
+        PREFETCH_AHEAD((ra) + inner + (v)*VW);                                                     \
+        PREFETCH_AHEAD((rb) + (v)*VW);                                                             \
+        PREFETCH_AHEAD((rb) + inner + (v)*VW);                                                     \
+    }
 #if BYTE_KEYS
     {
-        /* No stream prefetch: the hardware's keeps up with these loops (uint8 [256,4096,256]
-         * axis 1 on two PoCL threads: 8.4-9.1 ms with it, 7.8-8.6 without). */
         uchar16 bs[2 * (LB / VW)];
-        if (nv == LB / VW) {
+        if (stream) {
+            BYTE_RUN(nv, bs, VEC_PF)
+        } else if (nv == LB / VW) {
             BYTE_RUN(LB / VW, bs, NO_PF)
         } else {
             BYTE_RUN(nv, bs, NO_PF)
@@ -894,14 +901,14 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
         uint m = (len - 1) / 4 * 2;
         for (uint t = 0; t < m; t += 2) {
             __global const RAW_T *ra = p + (ulong)(1 + t) * inner, *rb = ra + (ulong)m * inner;
-            PREFETCH_RUN(ra, 2 * lanes * (uint)sizeof(RAW_T));
-            PREFETCH_RUN(rb, 2 * lanes * (uint)sizeof(RAW_T));
-            STRIDED_VEC4(nv, ra, 1 + t, rb, 1 + m + t)
+            STRIDED_VEC4_PF(nv, ra, 1 + t, rb, 1 + m + t, VEC_PF)
         }
         j = 1 + 2 * m;
     }
 #endif
-    if (nv == LB / VW) {
+    if (stream) {
+        STRIDED_STEP4_PF(nv, VEC_PF)
+    } else if (nv == LB / VW) {
         STRIDED_STEP4(LB / VW)
     } else {
         STRIDED_STEP4(nv)
@@ -917,14 +924,6 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
  * of 8 KiB did not: on the development machine [1024,65536] float32 axis 0 went from 22-24 to
  * 27-28 GB/s (docs/PERFORMANCE.md, item 15). Each vector of the four rows is prefetched PF_BYTES
  * ahead, once per 64 bytes. */
-#define NO_ROW_PF(r)
-#define WIDE_PF(v, ra, rb)                                                                         \
-    if ((((v)*VW * (uint)sizeof(RAW_T)) & 63) == 0) {                                              \
-        PREFETCH_AHEAD((ra) + (v)*VW);                                                             \
-        PREFETCH_AHEAD((ra) + inner + (v)*VW);                                                     \
-        PREFETCH_AHEAD((rb) + (v)*VW);                                                             \
-        PREFETCH_AHEAD((rb) + inner + (v)*VW);                                                     \
-    }
 __kernel void reduce_strided_wide(REDUCE_ARGS, ulong tile, __local SVEC_T *sp, __local IDXV *vi)
 {
     STRIDED_ITEM(tile);
@@ -933,9 +932,9 @@ __kernel void reduce_strided_wide(REDUCE_ARGS, ulong tile, __local SVEC_T *sp, _
     uint j = 1;
 #if BYTE_KEYS
     __local uchar16 *bs = (__local uchar16 *)vi;
-    BYTE_RUN(nv, bs, WIDE_PF)
+    BYTE_RUN(nv, bs, VEC_PF)
 #endif
-    STRIDED_STEP4_PF(nv, NO_ROW_PF, WIDE_PF)
+    STRIDED_STEP4_PF(nv, VEC_PF)
     STRIDED_END();
 }
 
