@@ -41,6 +41,14 @@
 #ifndef LANE_PREFETCH
 #define LANE_PREFETCH 16384
 #endif
+#ifndef LANE_PF_CHUNK
+#define LANE_PF_CHUNK 64
+#endif
+/* Prefetch of lanes [l0, l1) of the four rows from r (rows inner elements apart, es bytes each). */
+#define LANE_PF(r, inner, l0, l1, es)                                                              \
+    for (uint64_t q_ = 0; q_ < 4; q_++)                                                            \
+        for (uint64_t c_ = (l0) * (es); c_ < (l1) * (es); c_ += 64)                                \
+    __builtin_prefetch((const char *)((r) + q_ * (inner)) + c_)
 #define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
 #define KEY_BUFFER 4096 /* keys of a group of tiny rows */
 
@@ -210,21 +218,24 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         for (; j + 4 <= j1; j += 4) {                                                              \
             const raw_t *r0 = x + j * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner; \
             idx_t jr = (idx_t)(j - j0);                                                            \
-            /* One sequential stream (the lanes are whole rows): prefetch `ahead` rows on. Blocks  \
-             * of longer rows are left to the hardware prefetcher, which does better there. */     \
-            if (inner == lanes && j + ahead + 4 <= j1)                                             \
-                for (uint64_t q = 0; q < 4; q++)                                                   \
-                    for (uint64_t c = 0; c < run; c += 64)                                         \
-                        __builtin_prefetch((const char *)(x + (j + ahead + q) * inner) + c);       \
-            for (uint64_t l = 0; l < lanes; l++) {                                                 \
-                lkey_t b = bk[l];                                                                  \
-                idx_t i = bi[l];                                                                   \
-                LANE_UPDATE(lane_key_##name(r0[l]), jr);                                           \
-                LANE_UPDATE(lane_key_##name(r1[l]), (idx_t)(jr + 1));                              \
-                LANE_UPDATE(lane_key_##name(r2[l]), (idx_t)(jr + 2));                              \
-                LANE_UPDATE(lane_key_##name(r3[l]), (idx_t)(jr + 3));                              \
-                bk[l] = b;                                                                         \
-                bi[l] = i;                                                                         \
+            /* One sequential stream (the lanes are whole rows): prefetch `ahead` rows on, a       \
+             * chunk of lanes at a time. Blocks of longer rows are left to the hardware            \
+             * prefetcher, which does better there. */                                             \
+            int pf = inner == lanes && j + ahead + 4 <= j1;                                        \
+            uint64_t chunk = pf ? LANE_PF_CHUNK / sizeof(raw_t) : lanes;                           \
+            for (uint64_t l0 = 0; l0 < lanes; l0 += chunk) {                                       \
+                uint64_t l1 = lanes - l0 < chunk ? lanes : l0 + chunk;                             \
+                if (pf) LANE_PF(x + (j + ahead) * inner, inner, l0, l1, sizeof(raw_t));            \
+                for (uint64_t l = l0; l < l1; l++) {                                               \
+                    lkey_t b = bk[l];                                                              \
+                    idx_t i = bi[l];                                                               \
+                    LANE_UPDATE(lane_key_##name(r0[l]), jr);                                       \
+                    LANE_UPDATE(lane_key_##name(r1[l]), (idx_t)(jr + 1));                          \
+                    LANE_UPDATE(lane_key_##name(r2[l]), (idx_t)(jr + 2));                          \
+                    LANE_UPDATE(lane_key_##name(r3[l]), (idx_t)(jr + 3));                          \
+                    bk[l] = b;                                                                     \
+                    bi[l] = i;                                                                     \
+                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
         for (; j < j1; j++) {                                                                      \
