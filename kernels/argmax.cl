@@ -13,10 +13,11 @@
  *
  * A box of the canonical view [rows, n, inner] starts at x + x_off. Every (row, lane) pair
  * q = row * inner + lane has its answer; the axis may be cut into nseg segments of seg_len, each
- * reduced separately into a partial pair part[2 * (q * nseg + seg) + {0: key, 1: index}] and merged
- * by combine. flags: ACCUM: merge with the running pair state[2 * q + {0, 1}] (an earlier chunk of
- * the axis); FINAL: write the answer to out + out_off, else keep the pair in state for the next
- * chunk. Indices are absolute along the axis: j0 is the first index of the box.
+ * reduced separately into a partial pair part[PART(q, seg, nq, nseg) + {0: key, 1: index}] (nq:
+ * the box's pairs) and merged by combine. flags: ACCUM: merge with the running pair state[2 * q +
+ * {0, 1}] (an earlier chunk of the axis); FINAL: write the answer to out + out_off, else keep the
+ * pair in state for the next chunk. Indices are absolute along the axis: j0 is the first index of
+ * the box.
  */
 #ifndef RAW_T
 #define RAW_T uint
@@ -184,12 +185,23 @@ ulong key_f64(ulong u)
 #define REPLACES(k, bk) ((k) > (bk))
 #endif
 
-void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, int flags, ulong n, ulong inner,
-            __global ulong *part, __global ulong *state, __global OUT_T *out, ulong out_off)
+/* Where the partial pair of (q, seg) goes. On CPU devices a segment's pairs are contiguous, so a
+ * work-item of the strided kernels writes a run of them rather than a line per pair (with pairs
+ * of one q together, nseg 8 and 65536 lanes, each of 8 work-items touched 65536 lines); on GPUs
+ * one q's pairs are, which combine_wg's work-groups read together. */
+#if NT
+#define PART(q, seg, nq, nseg) (2 * ((seg) * (nq) + (q)))
+#else
+#define PART(q, seg, nq, nseg) (2 * ((q) * (nseg) + (seg)))
+#endif
+
+void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, ulong nq, int flags, ulong n,
+            ulong inner, __global ulong *part, __global ulong *state, __global OUT_T *out,
+            ulong out_off)
 {
     if (nseg > 1) {
-        part[2 * (q * nseg + seg)] = k;
-        part[2 * (q * nseg + seg) + 1] = i;
+        part[PART(q, seg, nq, nseg)] = k;
+        part[PART(q, seg, nq, nseg) + 1] = i;
         return;
     }
     if (flags & ACCUM) {
@@ -216,11 +228,15 @@ void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, int flags, ulong n
     __global const RAW_T *x, ulong x_off, ulong n, ulong inner, ulong count, ulong nseg,           \
         ulong seg_len, ulong j0, int flags, __global ulong *part, __global ulong *state,           \
         __global OUT_T *out, ulong out_off
-#define FINISH(k, i, q, seg) finish(k, i, q, seg, nseg, flags, n, inner, part, state, out, out_off)
+/* part_nq: the pairs of the box, which each kernel declares (count, or count * inner where count
+ * is its rows). */
+#define FINISH(k, i, q, seg)                                                                       \
+    finish(k, i, q, seg, nseg, part_nq, flags, n, inner, part, state, out, out_off)
 
 /* One (q, segment) per work-item, scanned sequentially: the CPU-device strategy. */
 __kernel void reduce_rows_wi(REDUCE_ARGS)
 {
+    const ulong part_nq = count;
     ulong g = get_global_id(0);
     if (g >= count * nseg) return;
     ulong q = g / nseg, seg = g % nseg;
@@ -311,6 +327,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(RED
 {
     __local KEY_T lk[WG];
     __local ulong li[WG];
+    const ulong part_nq = count;
     ulong g = get_group_id(0);
     uint t = get_local_id(0);
     ulong q = g / nseg, seg = g % nseg;
@@ -355,6 +372,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(RED
  * enumerates (row, segment). The strategy for a strided axis. */
 __kernel void reduce_strided(REDUCE_ARGS)
 {
+    const ulong part_nq = count * inner;
     ulong lane = get_global_id(0);
     ulong g = get_global_id(1);
     if (lane >= inner || g >= count * nseg) return; /* count: rows */
@@ -381,17 +399,17 @@ __kernel void combine(ulong count, ulong nseg, int flags, __global ulong *part,
 {
     ulong q = get_global_id(0);
     if (q >= count) return;
-    KEY_T bk = (KEY_T)part[2 * q * nseg];
-    ulong bi = part[2 * q * nseg + 1];
+    KEY_T bk = (KEY_T)part[PART(q, 0, count, nseg)];
+    ulong bi = part[PART(q, 0, count, nseg) + 1];
     for (ulong s = 1; s < nseg; s++) {
-        KEY_T k = (KEY_T)part[2 * (q * nseg + s)];
-        ulong i = part[2 * (q * nseg + s) + 1];
+        KEY_T k = (KEY_T)part[PART(q, s, count, nseg)];
+        ulong i = part[PART(q, s, count, nseg) + 1];
         if (BETTER(k, i, bk, bi)) {
             bk = k;
             bi = i;
         }
     }
-    finish(bk, bi, q, 0, 1, flags, n, inner, part, state, out, out_off);
+    finish(bk, bi, q, 0, 1, count, flags, n, inner, part, state, out, out_off);
 }
 
 /* combine for many segments (GPUs): a work-group per q, each item merging every WG-th segment,
@@ -408,15 +426,15 @@ combine_wg(ulong count, ulong nseg, int flags, __global ulong *part, __global ul
     KEY_T bk = 0;
     ulong bi = EMPTY_IDX;
     for (ulong s = t; s < nseg; s += WG) {
-        KEY_T k = (KEY_T)part[2 * (q * nseg + s)];
-        ulong i = part[2 * (q * nseg + s) + 1];
+        KEY_T k = (KEY_T)part[PART(q, s, count, nseg)];
+        ulong i = part[PART(q, s, count, nseg) + 1];
         if (BETTER(k, i, bk, bi)) {
             bk = k;
             bi = i;
         }
     }
     tree_wg(lk, li, t, bk, bi);
-    if (t == 0) finish(lk[0], li[0], q, 0, 1, flags, n, inner, part, state, out, out_off);
+    if (t == 0) finish(lk[0], li[0], q, 0, 1, count, flags, n, inner, part, state, out, out_off);
 }
 
 /* ---- CPU devices: explicit vectors ---------------------------------------------------------
@@ -561,6 +579,7 @@ void merge_lanes(KEYV vk, IDXV vi, ulong base, KEY_T *bk, ulong *bi)
 /* Contiguous rows (inner == 1), one (row, segment) per work-item, VW elements a step. */
 __kernel void reduce_rows_vec(REDUCE_ARGS)
 {
+    const ulong part_nq = count;
     ulong g = get_global_id(0);
     if (g >= count * nseg) return;
     ulong q = g / nseg, seg = g % nseg;
@@ -685,6 +704,7 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
 /* A strided work-item of w lanes: its tile of lanes, row and segment, and p, the first row of
  * its segment. */
 #define STRIDED_ITEM(w)                                                                            \
+    const ulong part_nq = count * inner;                                                           \
     ulong lane0 = get_global_id(0) * (w);                                                          \
     ulong g = get_global_id(1);                                                                    \
     if (lane0 >= inner || g >= count * nseg) return;                                               \
@@ -994,6 +1014,7 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv)
 #endif
 void rows_short(REDUCE_ARGS)
 {
+    const ulong part_nq = count;
     ulong r0 = get_global_id(0) * SR;
     if (r0 >= count) return;
     uint rows = (uint)min((ulong)SR, count - r0);
