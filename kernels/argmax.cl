@@ -890,8 +890,8 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
 /* Software prefetch, PF_BYTES ahead, of vector v of rows ra, ra + inner, rb and rb + inner, once
  * per 64 bytes: spread over the loop, not issued in a run of a step's lines before it. Whole rows
  * read as one stream (the middle axis) waited on those runs: PoCL on the development machine took
- * 8.6-9.0 ms for float32 [256,1024,256] axis 1 with them and 6.8 with this (one thread: 17.0-17.5
- * and 13.4, the streaming read's own time). */
+ * 8.6-9.0 ms for float32 [256,1024,256] axis 1 with them and 6.8-7.1 with this (one thread:
+ * 17.0-17.7 and 13.0-13.6, the streaming read's own time; docs/PERFORMANCE.md). */
 #define VEC_PF(v, ra, rb)                                                                          \
     if ((((v)*VW * (uint)sizeof(RAW_T)) & 63) == 0) {                                              \
         PREFETCH_AHEAD((ra) + (v)*VW);                                                             \
