@@ -910,7 +910,7 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
             BYTE_RUN(nv, bs, NO_PF)
         }
     }
-#endif
+#else /* the byte loops leave no rows to the packed ones */
 #if PACK && KEY_ALL == 0xFFFF
     if (stream && nv * VW == lanes && lanes <= 256) {
         /* 16-bit keys in rows of at most 512 bytes: two streams, two rows from the first half of
@@ -933,13 +933,15 @@ __kernel void reduce_strided_blk(REDUCE_ARGS)
     } else {
         STRIDED_STEP4(nv)
     }
+#endif
     STRIDED_END();
 }
 
 /* A strided axis with rows longer than LB lanes, on CPU devices: one work-item per (tile of lanes,
  * row, segment), as in reduce_strided_blk, but a tile is tile lanes wide (the host makes it up to
  * 64 KiB of each row, the whole row when that is shorter) and its running pairs live in local
- * memory (sp, and vi for 64-bit keys; the host sizes both and runs one work-item per group).
+ * memory (sp, and vi for 64-bit keys' indices or BYTE_RUN's state; the host sizes both and runs
+ * one work-item per group).
  * Reading 64 KiB of each of four rows a step keeps the hardware prefetcher streaming, which blocks
  * of 8 KiB did not: on the development machine [1024,65536] float32 axis 0 went from 22-24 to
  * 27-28 GB/s (docs/PERFORMANCE.md, item 15). Each vector of the four rows is prefetched PF_BYTES
@@ -953,8 +955,9 @@ __kernel void reduce_strided_wide(REDUCE_ARGS, ulong tile, __local SVEC_T *sp, _
 #if BYTE_KEYS
     __local uchar16 *bs = (__local uchar16 *)vi;
     BYTE_RUN(nv, bs, VEC_PF)
-#endif
+#else
     STRIDED_STEP4_PF(nv, VEC_PF)
+#endif
     STRIDED_END();
 }
 

@@ -338,9 +338,7 @@ DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
             const flt_t *r0 = x + j * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner; \
             uint32_t jr = (uint32_t)(j - j0);                                                      \
             if (inner == lanes && j + ahead + 4 <= j1)                                             \
-                for (uint64_t q = 0; q < 4; q++)                                                   \
-                    for (uint64_t c = 0; c < run; c += 64)                                         \
-                        __builtin_prefetch((const char *)(x + (j + ahead + q) * inner) + c);       \
+                LANE_PF(x + (j + ahead) * inner, inner, 0, lanes, sizeof(flt_t));                  \
             for (uint64_t l = 0; l < lanes; l++) {                                                 \
                 flt_t b = bv[l];                                                                   \
                 uint32_t i = bi[l];                                                                \
