@@ -3,7 +3,7 @@
  * last vector, odd and even vector counts, pairs of vectors), every fill, ties planted at every
  * pair of positions of some lengths, special rows, inputs whose last rows cannot take a full
  * vector load, and tensors large enough to be split across threads. ArgMax and ArgMin, both tie
- * rules, bit for bit against the reference. */
+ * rules, and Hardmax, bit for bit against the reference. */
 #include "common.h"
 
 #include <stdio.h>
@@ -24,6 +24,8 @@ static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_
         check_argmax(ctx, what, d, x, &a);
         check_argmin(ctx, what, d, x, &a);
     }
+    /* Hardmax: the same winners, written as ones in place (not the indices' path). */
+    check_hardmax(ctx, what, d, x, &(clmax_hardmax_attrs){13, -1});
 }
 
 static void run_fills(clmax_backend backend, clmax_type type)

@@ -737,6 +737,19 @@ Test(enqueue, hardmax_opsets)
         run_job(&e, ctx, host, &j, NULL);
         job_free(&j);
     }
+    /* short rows (CPU devices: 16 rows a work-item, each one written by the reduce kernel), of
+     * exactly two 8-lane vectors and of a length that is not a multiple of a vector, with a
+     * partial last work-item */
+    const int64_t short_rows[2][2] = {{53, 16}, {40, 33}};
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
+        for (int k = 0; k < 2; k++) {
+            job j;
+            job_hardmax(&j, test_float_types[t], 2, short_rows[k], 13, -1);
+            job_offsets(&j, 5, 1 + 2 * k);
+            job_fill(&j, k ? FILL_FEW : FILL_MIXED, 600 + (uint64_t)(2 * t + k));
+            run_job(&e, ctx, host, &j, NULL);
+            job_free(&j);
+        }
     clmax_context_destroy(host);
     clmax_context_destroy(ctx);
     env_close(&e);
