@@ -37,12 +37,14 @@ static int choice(const char *v, const char *const *names)
 }
 
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
-                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as)
+                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
+                             int *avx512_off)
 {
     /* In the order of each enum's values. */
     static const char *const backends[] = {"auto", "opencl", "cpu", NULL};
     static const char *const strategies[] = {"auto", "rows", "strided", "split", NULL};
     static const char *const plans[] = {"auto", "cpu", "gpu", NULL};
+    static const char *const isa[] = {"auto", "off", NULL};
     const char *v;
     int i;
     if (backend != NULL && *backend == CLMAX_BACKEND_AUTO &&
@@ -74,6 +76,13 @@ clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *back
                               "CLMAX_PLAN=%s: expected auto, cpu or gpu", v);
         *plan_as = (clmax_plan_as)i;
     }
+    *avx512_off = 0;
+    if ((v = env(o, "CLMAX_CPU_AVX512")) != NULL) {
+        if ((i = choice(v, isa)) < 0)
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_CPU_AVX512=%s: expected auto or off", v);
+        *avx512_off = i == 1;
+    }
     return CLMAX_OK;
 }
 
@@ -102,7 +111,8 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     uint64_t chunk = o.max_chunk_bytes;
     clmax_strategy strategy = o.strategy;
     clmax_plan_as plan_as;
-    clmax_status st = clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as);
+    int avx512_off;
+    clmax_status st = clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as, &avx512_off);
     if (st != CLMAX_OK) return st;
     const char *device = o.device != NULL ? o.device : env(&o, "CLMAX_DEVICE");
 
@@ -113,6 +123,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;
+    ctx->cpu_avx512_off = avx512_off;
 
     if (backend != CLMAX_BACKEND_CPU) {
         st = clmax_opencl_init(ctx, device);

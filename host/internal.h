@@ -64,6 +64,7 @@ struct clmax_context {
     uint64_t max_chunk_bytes; /* 0: no limit besides the device's */
     clmax_strategy strategy;
     clmax_plan_as plan_as;
+    int cpu_avx512_off; /* CLMAX_CPU_AVX512=off: the CPU path keeps to 256-bit vectors */
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_cl *cl;
     clmax_pool *pool; /* NULL if it could not be made: every call then starts its own threads */
@@ -107,8 +108,10 @@ void clmax_parallel_for(clmax_context *ctx, uint64_t count, uint64_t min_per_thr
 
 /* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
  * defaults; backend may be NULL where the backend is not chosen from the environment. *plan_as
- * has no option: it is CLMAX_PLAN_AS_DEVICE unless CLMAX_PLAN says otherwise. */
+ * and *avx512_off have no option: CLMAX_PLAN_AS_DEVICE and 0 unless CLMAX_PLAN and
+ * CLMAX_CPU_AVX512 say otherwise. */
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
-                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as);
+                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
+                             int *avx512_off);
 
 #endif

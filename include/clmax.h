@@ -156,6 +156,9 @@ typedef enum clmax_strategy {
  *                                   default), a CPU device, or a discrete GPU whose chunks are
  *                                   copied rather than used in place (testing aid: runs either
  *                                   kind's kernels and tuning on any device; no option)
+ *   CLMAX_CPU_AVX512=auto|off       the CPU path's lanes (strided axes) in 512-bit vectors where
+ *                                   the CPU has AVX-512BW (auto, the default), or in 256-bit ones
+ *                                   (off; testing aid; no option)
  *   CLMAX_CACHE_DIR=<dir>|off       where built OpenCL programs are cached on disk (default
  *                                   $XDG_CACHE_HOME/clmax, else ~/.cache/clmax); off disables it
  */

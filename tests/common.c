@@ -529,9 +529,10 @@ clmax_context *test_context_open(clmax_backend backend, const clmax_context_opti
              test_backend_str(backend), clmax_context_device_name(ctx),
              test_strategy_str(o.strategy), o.max_chunk_bytes);
     /* The testing aids the environment applies (.ci/run forces them for whole runs) */
-    const char *aids[3] = {o.strategy == CLMAX_STRATEGY_AUTO ? "CLMAX_STRATEGY" : NULL,
-                           "CLMAX_PLAN", o.max_chunk_bytes == 0 ? "CLMAX_MAX_CHUNK_BYTES" : NULL};
-    for (size_t i = 0; i < 3 && !o.ignore_environment; i++) {
+    const char *aids[4] = {o.strategy == CLMAX_STRATEGY_AUTO ? "CLMAX_STRATEGY" : NULL,
+                           "CLMAX_PLAN", o.max_chunk_bytes == 0 ? "CLMAX_MAX_CHUNK_BYTES" : NULL,
+                           "CLMAX_CPU_AVX512"};
+    for (size_t i = 0; i < 4 && !o.ignore_environment; i++) {
         const char *v = aids[i] != NULL ? getenv(aids[i]) : NULL;
         size_t used = strlen(g_label);
         if (v != NULL && *v != '\0')

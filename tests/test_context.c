@@ -454,6 +454,111 @@ Test(context, environment_plan_bad_value)
     }
 }
 
+/* CLMAX_CPU_AVX512 picks the CPU path's lanes (host/cpu/cpu_backend.c): 512-bit vectors where the
+ * CPU has AVX-512BW (auto), 256-bit ones (off). Both must order every 16-bit pattern as the keys
+ * do: row 0 (or the last row) of [8, 65536] along axis 0 holds every pattern, a lane each, and
+ * the other rows one special value p, so the four answers of ArgMax and ArgMin under both tie
+ * rules give each pattern's order against p (NaN payloads, both zeros, infinities, denormals).
+ * On a CPU without AVX-512 both settings run the same code. Then lanes of every type. */
+Test(context, environment_cpu_avx512, .timeout = 900)
+{
+    static const char *const values[] = {"off", "auto", "OFF"};
+    static const struct {
+        clmax_type type;
+        uint16_t specials[12];
+    } halves[] = {
+        {CLMAX_TYPE_FLOAT16,
+         {0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x3C00, 0xBC00, 0x0001, 0x8001, 0x7BFF,
+          0xFBFF}},
+        {CLMAX_TYPE_BFLOAT16,
+         {0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFF81, 0x3F80, 0xBF80, 0x0001, 0x8001, 0x7F7F,
+          0xFF7F}},
+        {CLMAX_TYPE_INT16,
+         {0x0000, 0x8000, 0x7FFF, 0xFFFF, 0x0001, 0x8001, 0x1234, 0xEDCB, 0x7FFE, 0x00FF, 0xFF00,
+          0x4000}},
+    };
+    static const clmax_type types[] = {CLMAX_TYPE_UINT8,   CLMAX_TYPE_INT8,    CLMAX_TYPE_UINT16,
+                                       CLMAX_TYPE_INT32,   CLMAX_TYPE_UINT32,  CLMAX_TYPE_FLOAT32,
+                                       CLMAX_TYPE_INT64,   CLMAX_TYPE_UINT64,  CLMAX_TYPE_FLOAT64,
+                                       CLMAX_TYPE_FLOAT16, CLMAX_TYPE_BFLOAT16};
+    const int64_t all_dims[2] = {8, 65536};
+    uint16_t *x = test_malloc(8 * 65536 * sizeof *x);
+    test_rng rng;
+    rng_seed(&rng, 5120);
+    for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+        setenv("CLMAX_CPU_AVX512", values[v], 1);
+        clmax_context *ctx = test_context_open(CLMAX_BACKEND_CPU, NULL);
+        char what[80];
+        for (size_t h = 0; h < sizeof halves / sizeof halves[0]; h++) {
+            clmax_tensor_desc d = test_desc(halves[h].type, 2, all_dims);
+            for (int s = 0; s < 12; s++)
+                for (int at = 0; at < 8; at += 7) { /* the patterns in row 0, then in row 7 */
+                    for (int r = 0; r < 8; r++)
+                        for (uint32_t l = 0; l < 65536; l++)
+                            x[r * 65536 + l] = r == at ? (uint16_t)l : halves[h].specials[s];
+                    snprintf(what, sizeof what,
+                             "CLMAX_CPU_AVX512=%s, all patterns in row %d, p %04X", values[v], at,
+                             halves[h].specials[s]);
+                    for (int sli = 0; sli <= 1; sli++) {
+                        clmax_argmax_attrs a;
+                        clmax_argmax_attrs_init(&a, 13);
+                        a.axis = 0;
+                        a.select_last_index = sli;
+                        check_argmax(ctx, what, &d, x, &a);
+                        check_argmin(ctx, what, &d, x, &a);
+                    }
+                }
+        }
+        /* every type's lanes, four rows a step and a tail, a middle axis and a strided one */
+        static const int64_t shapes[2][3] = {{3, 37, 200}, {1, 1031, 700}};
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+            for (int k = 0; k < 2; k++) {
+                clmax_tensor_desc d = test_desc(types[t], 3, shapes[k]);
+                uint64_t count = output_count(&d);
+                void *y = test_malloc(count * ref_type_size(types[t]));
+                fill_tensor(types[t], y, count, (fill_mode)((t + (size_t)k) % FILL_MODES), &rng);
+                snprintf(what, sizeof what, "CLMAX_CPU_AVX512=%s", values[v]);
+                clmax_argmax_attrs a;
+                clmax_argmax_attrs_init(&a, 13);
+                a.axis = 1;
+                a.select_last_index = k;
+                check_argmax(ctx, what, &d, y, &a);
+                check_argmin(ctx, what, &d, y, &a);
+                free(y);
+            }
+        clmax_context_destroy(ctx);
+    }
+    unsetenv("CLMAX_CPU_AVX512");
+    free(x);
+}
+
+/* A CLMAX_CPU_AVX512 other than auto or off is refused, naming the variable; ignore_environment
+ * does not read it. */
+Test(context, environment_cpu_avx512_bad_value)
+{
+    static const char *const bad[] = {"on", "512", "off "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("CLMAX_CPU_AVX512", bad[i], 1);
+        clmax_context_options o;
+        clmax_context_options_init(&o);
+        o.backend = CLMAX_BACKEND_CPU;
+        clmax_context *ctx = NULL;
+        clmax_status st = clmax_context_create(&o, &ctx);
+        cr_assert_eq(st, CLMAX_ERROR_INVALID_ARGUMENT,
+                     "CLMAX_CPU_AVX512=\"%s\": %d (%s), expected a refusal", bad[i], (int)st,
+                     clmax_status_string(st));
+        cr_assert_null(ctx);
+        cr_assert(strstr(clmax_last_error(), "CLMAX_CPU_AVX512") != NULL,
+                  "the message does not name the variable: %s", clmax_last_error());
+        o.ignore_environment = 1;
+        st = clmax_context_create(&o, &ctx);
+        cr_assert_eq(st, CLMAX_OK, "ignore_environment, CLMAX_CPU_AVX512=\"%s\": %s", bad[i],
+                     clmax_last_error());
+        clmax_context_destroy(ctx);
+    }
+    unsetenv("CLMAX_CPU_AVX512");
+}
+
 /* ---- Without any OpenCL platform ----------------------------------------------------------- */
 
 /* True when OCL_ICD_VENDORS names a directory without any .icd file (and OCL_ICD_FILENAMES adds

@@ -49,7 +49,8 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     uint64_t chunk = o.max_chunk_bytes;
     clmax_strategy strategy = o.strategy;
     clmax_plan_as plan_as;
-    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as);
+    int avx512_off;
+    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as, &avx512_off);
     if (st != CLMAX_OK) return st;
 
     clmax_context *ctx = calloc(1, sizeof *ctx);
@@ -58,6 +59,7 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;
+    ctx->cpu_avx512_off = avx512_off;
     st = clmax_cl_state_new(ctx);
     if (st != CLMAX_OK) {
         free(ctx);
