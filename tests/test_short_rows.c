@@ -24,7 +24,8 @@ static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_
         check_argmax(ctx, what, d, x, &a);
         check_argmin(ctx, what, d, x, &a);
     }
-    /* Hardmax: the same winners, written as ones in place (not the indices' path). */
+    /* Hardmax: the same winners as ones (its own kernel runs through the enqueue API, in
+     * tests/pipeline: the host-pointer call takes the indices' pass for short rows on PoCL). */
     check_hardmax(ctx, what, d, x, &(clmax_hardmax_attrs){13, -1});
 }
 
