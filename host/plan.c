@@ -99,8 +99,7 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
     }
     if (forced == CLMAX_STRATEGY_AUTO && units < want && n >= 2 * min_seg) {
         /* GPUs' strided items all read as long, so a wave and a fifth takes two waves' time:
-         * whole waves only (on an H100, uint8 [4096,65536] axis 0 went from 0.76 of the streaming
-         * read with 4 segments to 0.62 with 5). */
+         * whole waves only. */
         int waves = !dev->is_cpu && pl.kernel == CLMAX_KERNEL_STRIDED;
         pl.nseg = waves ? want / units : ceil_div(want, units);
         if (pl.nseg > n / min_seg) pl.nseg = n / min_seg;

@@ -25,13 +25,13 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_STRIDED_WIDE /* CPU devices: a tile of lane_block lanes per item, pairs in local */
 } clmax_kernel_kind;
 
-#define CLMAX_SHORT_ROWS 16     /* kernels/argmax.cl SR */
-#define CLMAX_SHORT_N 64        /* kernels/argmax.cl SHORT_N */
-#define CLMAX_CPU_PREFETCH 4096 /* kernels/argmax.cl PF_BYTES on CPU devices (GPUs: 0) */
+#define CLMAX_SHORT_ROWS 16     /* the kernels' SR */
+#define CLMAX_SHORT_N 64        /* the kernels' SHORT_N */
+#define CLMAX_CPU_PREFETCH 4096 /* the kernels' PF_BYTES on CPU devices (GPUs: 0) */
 
-/* Bytes of each row one work-item of STRIDED_BLK reads (kernels/argmax.cl LB is this over the
- * element size). Runs shorter than a page or two leave the hardware prefetcher idle at the start
- * of every run: 2048 one-byte lanes (2 KiB) ran at 14-15 GB/s where 8192 ran at 20. */
+/* Bytes of each row one work-item of STRIDED_BLK reads (the kernels' LB is this over the element
+ * size). Runs shorter than a page or two leave the hardware prefetcher idle at the start of every
+ * run. */
 #define CLMAX_LANE_BYTES 8192
 
 static inline uint64_t clmax_lane_block(size_t elem_size)
@@ -43,9 +43,8 @@ static inline uint64_t clmax_lane_block(size_t elem_size)
  * each row per work-item, whose running pairs live in local memory: keys packed with their index
  * (4 bytes a lane for 8- and 16-bit keys, 8 for 32-bit ones), or for 64-bit keys 8 bytes of key
  * and 4 of index apart; 8-bit keys also keep a block's best key and its row, a byte each.
- * In throwaway kernels on the development machine, [1024,65536] float32 axis 0 ran at 22-23 GB/s
- * in 8 KiB tiles, 26.5 in 32 KiB ones and 28-31 in 64 or 128 KiB ones; in the library 64 KiB beat
- * 32 and 128 (docs/PERFORMANCE.md, item 15). */
+ * Wider tiles keep each row's run long for the prefetcher; 64 KiB beat 32 and 128 in the library
+ * (docs/PERFORMANCE.md, "Tuning values"). */
 #define CLMAX_WIDE_BYTES 65536
 
 static inline uint64_t clmax_wide_key_bytes(size_t elem_size)

@@ -1,8 +1,7 @@
 /* The threads of a context, kept between calls.
  *
- * Starting and joining a thread per call cost 8-61 µs on the 2-core machine of
- * docs/PERFORMANCE.md (median of 200), while waking a parked thread and hearing back from it took
- * 3.5-4.7 µs; a call that splits 1 MiB of input over two threads saves about as much as that.
+ * Starting and joining a thread per call costs several times as much as waking a parked one,
+ * about as much as a call that splits 1 MiB of input over two threads saves.
  * Threads start on the first call that needs them and wait on a condition variable between calls;
  * clmax_pool_destroy() (from clmax_context_destroy) stops and joins them.
  *

@@ -10,11 +10,9 @@
  * 64-bit words, and a count of trailing (first index) or leading (last index) zero bits gives the
  * winner. The lanes past n in the last vector are cleared to key 0 (which cannot beat the max)
  * and their bits dropped. No branch depends on the data, and for nv <= 4 the code is compiled
- * for each nv, fully unrolled: an earlier version that chose the winning pair of vectors with
- * branches ran [N, 16] int64 at half the speed (a mispredicted branch per row). float32 rows of up
- * to 4 vectors skip the keys in the default floating-point mode (frows_*). The scalar loop
- * in cpu_backend.c keeps the rows whose last vector would read past the readable end of the
- * input. */
+ * for each nv, fully unrolled: a branch on the data would be a mispredict per row. float32 rows of
+ * up to 4 vectors skip the keys in the default floating-point mode (frows_*). The scalar loop in
+ * cpu_backend.c keeps the rows whose last vector would read past the readable end of the input. */
 #include "cpu_short.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -22,9 +20,8 @@
 #include <immintrin.h>
 
 #define MAX_VECTORS 32 /* n < 128 elements of 8 bytes */
-/* Software prefetch distance. Without it these loops wait on memory: on the machine of
- * docs/PERFORMANCE.md a [4194304, 16] float32 ArgMax went from 3.2 to 8.8 GB/s on one thread with
- * it (the hardware prefetcher alone did not keep up with a loop that does this much per line). */
+/* Software prefetch distance: the hardware prefetcher alone does not keep up with a loop that does
+ * this much per line. */
 #define PREFETCH_BYTES 4096
 
 #pragma GCC push_options

@@ -34,9 +34,8 @@ double bench_median(double *v, int n)
 }
 
 /* Host buffers in transparent huge pages where the kernel gives them (madvise, as NumPy does for
- * large arrays), unless --small-pages. On the development VM, two threads streaming through 256
- * MiB read 4 KiB pages at 21-34 GB/s, depending on where the buffer landed, and 2 MiB pages at
- * 37 GB/s: with small pages the baseline measured the page walks, not the memory. */
+ * large arrays), unless --small-pages: on a VM a read of 4 KiB pages can measure the page walks
+ * rather than the memory (docs/PERFORMANCE.md). */
 #define HUGE_PAGE ((size_t)2 << 20)
 static int use_huge_pages = 1;
 
