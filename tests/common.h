@@ -95,6 +95,8 @@ int opencl_required(void);
  * (a failure instead with CLMAX_REQUIRE_OPENCL=1). Fails the test on any other error. Sets the
  * label that check failures print. */
 clmax_context *test_context_open(clmax_backend backend, const clmax_context_options *options);
+/* That label: the backend, device, strategy and testing aids of the last context it made. */
+const char *test_context_label(void);
 
 /* Defines two tests, suite/name_cpu and suite/name_opencl, both running the body that follows
  * with the variable `backend` set. The trailing arguments are Criterion test options. */
