@@ -1,7 +1,7 @@
 /* Strided axes with few inner lanes, [outer, n, inner] with inner of 2 to NARROW_INNER - 1 (say
  * [N, 4] along axis 0, or [B, L, 3] along axis 1): both backends scan the lanes of a row with
  * vectors, and a row of a few elements leaves most of a vector empty (PoCL: scalar code; CPU path:
- * a loop of a few iterations). These ran at 6.6-10.9 GB/s where rows of 256 lanes ran at 20-21.
+ * a loop of a few iterations), so these ran at about half the speed of rows of 256 lanes.
  *
  * So g consecutive rows are taken as one wide row of m = g * inner lanes, about NARROW_ROW_BYTES:
  * the wide problem [outer, n / g, m] runs on the backend as any strided axis. Wide lane
@@ -19,11 +19,11 @@
 
 #include <stdlib.h>
 
-#define NARROW_INNER 8                /* inner lanes below this are narrow (inner 8: 18-19 GB/s) */
-#define NARROW_ROW_BYTES 1024         /* bytes of a wide row */
-#define NARROW_MIN_WIDE_ROWS 256      /* at least this many wide rows: the candidates load little */
-#define NARROW_MIN_ROW_BYTES 128      /* wide rows shorter than this: not worth it */
-#define NARROW_OUTPUTS (1u << 20)     /* wide outputs (their indices) held at once: 8 MiB */
+#define NARROW_INNER 8            /* inner lanes below this are narrow: 8 fill the vectors enough */
+#define NARROW_ROW_BYTES 1024     /* bytes of a wide row */
+#define NARROW_MIN_WIDE_ROWS 256  /* at least this many wide rows: the candidates load little */
+#define NARROW_MIN_ROW_BYTES 128  /* wide rows shorter than this: not worth it */
+#define NARROW_OUTPUTS (1u << 20) /* wide outputs (their indices) held at once: 8 MiB */
 #define NARROW_SLICE_BYTES (1u << 20) /* slices reduced one call each are at least this large */
 #define NARROW_PER_THREAD 4096u       /* outputs merged apart: fewer go to one thread */
 

@@ -41,8 +41,8 @@ typedef enum clmax_kernel_kind {
 #define CLMAX_CPU_PREFETCH 4096 /* kernels/argmax.cl PF_BYTES on CPU devices (GPUs: 0) */
 
 /* Bytes of each row one work-item of STRIDED_BLK reads (kernels/argmax.cl LB is this over the
- * element size). Runs shorter than a page or two leave the hardware prefetcher idle at the start
- * of every run: 2048 one-byte lanes (2 KiB) ran at 14-15 GB/s where 8192 ran at 20. */
+ * element size): runs shorter than a page or two leave the hardware prefetcher idle at the start
+ * of every run. */
 #define CLMAX_LANE_BYTES 8192
 
 static inline uint64_t clmax_lane_block(size_t elem_size)
@@ -54,9 +54,7 @@ static inline uint64_t clmax_lane_block(size_t elem_size)
  * each row per work-item, whose running pairs live in local memory: keys packed with their index
  * (4 bytes a lane for 8- and 16-bit keys, 8 for 32-bit ones), or for 64-bit keys 8 bytes of key
  * and 4 of index apart; 8-bit keys also keep a block's best key and its row, a byte each.
- * In throwaway kernels on the development machine, [1024,65536] float32 axis 0 ran at 22-23 GB/s
- * in 8 KiB tiles, 26.5 in 32 KiB ones and 28-31 in 64 or 128 KiB ones; in the library 64 KiB beat
- * 32 and 128 (docs/PERFORMANCE.md, item 15). */
+ * 64 KiB tiles ran fastest of those tried (docs/PERFORMANCE.md). */
 #define CLMAX_WIDE_BYTES 65536
 
 static inline uint64_t clmax_wide_key_bytes(size_t elem_size)

@@ -1,10 +1,9 @@
 /* The threads of a context, kept between calls.
  *
- * Starting and joining a thread per call cost 8-61 µs on the 2-core machine of
- * docs/PERFORMANCE.md (median of 200), while waking a parked thread and hearing back from it took
- * 3.5-4.7 µs; a call that splits 1 MiB of input over two threads saves about as much as that.
- * Threads start on the first call that needs them and wait on a condition variable between calls;
- * clmax_pool_destroy() (from clmax_context_destroy) stops and joins them.
+ * Starting and joining a thread per call costs about what a call that splits 1 MiB of input over
+ * two threads saves; waking a parked thread costs a fraction of that. Threads start on the first
+ * call that needs them and wait on a condition variable between calls; clmax_pool_destroy() (from
+ * clmax_context_destroy) stops and joins them.
  *
  * A context may be used by several threads at once: the pool serves one call at a time, and a
  * call that finds it busy starts threads of its own for the call, as does a call in a child

@@ -17,21 +17,19 @@
 
 #define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
 #define SEARCH_CHUNK 64 /* elements tested at once by the search for a block's max */
-/* Software prefetch (docs/PERFORMANCE.md: on its machine these loops waited on memory without
- * it). Rows are scanned in runs of ROW_RUN bytes, each after prefetching its lines ROW_PREFETCH
- * bytes on; lanes that are whole rows (one sequential stream) prefetch LANE_PREFETCH bytes on.
- * Tried on [1024, 65536] float32 rows: runs of 2048 with 4096 ahead beat 512, 1024 and 4096 byte
- * runs and 2048 or 8192 ahead; a prefetch per line inside the loop stopped its vectorisation. */
+/* Software prefetch: without it these loops waited on memory. Rows are scanned in runs of ROW_RUN
+ * bytes, each after prefetching its lines ROW_PREFETCH bytes on (the fastest pair tried; a
+ * prefetch per line inside the loop stopped its vectorisation); lanes that are whole rows (one
+ * sequential stream) prefetch LANE_PREFETCH bytes on. */
 #ifndef ROW_PREFETCH
 #define ROW_PREFETCH 4096
 #endif
 #ifndef ROW_RUN
 #define ROW_RUN 2048
 #endif
-/* Strided axes: a unit takes LANE_BYTES of a row of lanes, at most LANE_COUNT lanes (their state
- * is 32 bytes a lane), so that each row is a long run for the hardware prefetcher. With the host
- * buffers in huge pages, [1024, 65536] float32 along axis 0 went from 24-25 GB/s at 4096 bytes to
- * 29-30 at 65536 (16384 lanes); uint8 at 65536 lanes fell to half, hence the cap in lanes. */
+/* Strided axes: a unit takes LANE_BYTES of a row of lanes, so that each row is a long run for the
+ * hardware prefetcher, but at most LANE_COUNT lanes (their state is 32 bytes a lane): one-byte
+ * types with more lanes ran slower. */
 #ifndef LANE_BYTES
 #define LANE_BYTES 65536
 #endif
@@ -66,10 +64,7 @@
     } while (0)
 /* Bytes per unit: UNIT_BYTES, or less where that leaves fewer than UNIT_SHARE units a thread,
  * down to UNIT_BYTES_MIN. Threads take units in turn, so each reads runs of a unit with the other
- * threads' runs between: at 32768 elements (32 KiB of uint8) the short rows of one-byte types
- * ran 1.4 times as fast on two threads as on one; longer runs keep each thread's stream long
- * enough for the prefetchers ([16777216,16] uint8: 14.1-14.6 ms, 11.3-12.4 at 256 KiB, 10.8-11.0
- * as now; float16 [8388608,16]: 11.9-12.1, 10.7-11.4, 9.8; docs/PERFORMANCE.md). */
+ * threads' runs between: long runs keep each thread's stream long enough for the prefetchers. */
 #define UNIT_BYTES (1u << 20)
 #define UNIT_BYTES_MIN (1u << 16)
 #define UNIT_SHARE 8
@@ -88,11 +83,10 @@
 /* The lanes (lanes_*, and the float lanes flanes_*) also in 512-bit vectors, where the CPU has
  * AVX-512BW and VL and the context allows it (CLMAX_CPU_AVX512): the key and the update of the
  * integer lanes are several vector operations an element, which made them compute-bound, and
- * 512-bit vectors take twice the lanes an operation, with masks instead of blends. [2048,65536]
- * float16 along axis 0 on two threads went from 10.2-10.5 to 8.1-9.0 ms (docs/PERFORMANCE.md).
+ * 512-bit vectors take twice the lanes an operation, with masks instead of blends.
  * GCC's target_clones cannot ask for 512-bit vectors (its AVX-512 clones prefer 256), so the
- * variant is a function of its own, picked in pick_fns. The row scans stay in 256-bit vectors:
- * all of the CPU path in 512-bit ones made float32 one vector go from 6.5 to 8.6-9.0 ms. */
+ * variant is a function of its own, picked in pick_fns. The row scans stay in 256-bit vectors,
+ * which were faster there. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
 #define CLMAX_LANES_512 1
 #define LANES_512_TARGET                                                                           \
@@ -123,8 +117,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
 /* The lanes keep their running keys as signed integers, key ^ top bit, which order as the keys do
  * unsigned: AVX2 compares signed integers of every width in one operation but has no unsigned
  * compare (an unsigned 64-bit one took two more), and for signed types the key's own flip of the
- * top bit cancels. [256, 512, 256] int64 along axis 1, one thread: 9.1 -> 9.8-10.2 GB/s; int32
- * 12.1 -> 13.1; int8 10.0 -> 10.7; the unsigned types and float16 unchanged. */
+ * top bit cancels. */
 #define TOP_BIT(T) ((T)((T)1 << (8 * sizeof(T) - 1)))
 #define DEFINE_TYPE(name, raw_t, kkey_t, KEY, idx_t, lkey_t)                                       \
     /* The first (or last) position of key m in x[b..e), which holds it: chunks of SEARCH_CHUNK    \
@@ -346,9 +339,7 @@ DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
  * values as the keys do (cpu_short.h: denormals by value, no trap). A compare finds +0 and -0
  * equal, as the keys do; NaN is the one value it orders differently, so a NaN anywhere in the
  * lanes' rows (an unordered pair) sends them back to the key scan, lanes_*. Skipping the integer
- * key of every element matters because it made the loop compute-bound: [256, 1024, 256] float32
- * along axis 1 ran at 9.5-10.2 GB/s on one thread against 13-14 for uint32, whose key is the
- * value; 12.2-12.6 with the compares (docs/PERFORMANCE.md, item 10). */
+ * key of every element matters because it made the loop compute-bound. */
 #if defined(__x86_64__) && defined(__SSE2_MATH__)
 #include <xmmintrin.h>
 #define FLOAT_LANES 1
