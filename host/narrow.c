@@ -11,8 +11,11 @@
  * its g candidates and of the n % g rows past the last wide row, by key and then by row under the
  * tie rule: the first (or last) winning row belongs to one class, where it is that class's own
  * first (or last) winner, so it is among the candidates. */
-#include "internal.h"
+#include "narrow.h"
+#include "backend.h"
 #include "keys.h"
+#include "pool.h"
+#include "status.h"
 
 #include <stdlib.h>
 

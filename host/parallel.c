@@ -1,6 +1,7 @@
 /* A small parallel-for on the context's threads, for host-side work outside the backends
  * (Hardmax's fill, the values gather). */
-#include "internal.h"
+#include "backend.h"
+#include "pool.h"
 
 typedef struct range_job {
     clmax_range_fn fn;

@@ -3,7 +3,18 @@
 #ifndef CLMAX_PLAN_H
 #define CLMAX_PLAN_H
 
-#include "internal.h"
+#include "clmax.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLMAX_PLAN (a testing aid): plan for the device's real kind, or as if it were a CPU device or a
+ * discrete GPU, so that the tuning of either kind runs on whatever device is at hand. */
+typedef enum clmax_plan_as {
+    CLMAX_PLAN_AS_DEVICE = 0,
+    CLMAX_PLAN_AS_CPU = 1, /* is_cpu; unified memory as the device reports it */
+    CLMAX_PLAN_AS_GPU = 2  /* not is_cpu, no unified memory: chunks copied, never used in place */
+} clmax_plan_as;
 
 typedef struct clmax_device_info {
     int is_cpu;             /* CL_DEVICE_TYPE_CPU: PoCL and other host devices (as planned) */

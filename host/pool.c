@@ -9,7 +9,7 @@
  * call that finds it busy starts threads of its own for the call, as does a call in a child
  * process after fork() (the pool's threads are not there) or where a thread cannot be started.
  * Work is never lost: a task with no thread to run it runs on the calling thread. */
-#include "internal.h"
+#include "pool.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Status strings, the per-thread last-error message, version and type tables. */
-#include "internal.h"
+#include "status.h"
 
 #include <stdarg.h>
 #include <stdio.h>

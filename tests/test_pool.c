@@ -3,7 +3,7 @@
  * included), with no pool at all, on a pool kept across calls, and on a pool that two threads use
  * at once (one of them then starts threads of its own). */
 #include "common.h"
-#include "internal.h"
+#include "pool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

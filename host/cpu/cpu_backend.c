@@ -5,9 +5,10 @@
  * key), which the compiler vectorises; strided axes keep a vector of running (key, index) pairs
  * along the inner dimension so every read is contiguous. When there are too few (slice, block)
  * pairs to feed the threads, the axis is split into segments whose partial pairs are combined. */
+#include "backend.h"
 #include "cpu_short.h"
-#include "internal.h"
 #include "keys.h"
+#include "status.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -708,7 +709,7 @@ static void cpu_destroy(clmax_context *ctx)
     (void)ctx;
 }
 
-static const clmax_backend_iface cpu_iface = {clmax_cpu_reduce, cpu_destroy};
+static const clmax_backend_iface cpu_iface = {.reduce = clmax_cpu_reduce, .destroy = cpu_destroy};
 
 clmax_status clmax_cpu_init(clmax_context *ctx)
 {

@@ -1,11 +1,15 @@
-/* OpenCL backend internals: the device, its context and queue, and the program cache. */
+/* OpenCL backend internals: the device, its context and queue, the program cache, and what each
+ * file of host/opencl/ offers the others. */
 #ifndef CLMAX_CL_INTERNAL_H
 #define CLMAX_CL_INTERNAL_H
 
-#include "internal.h"
+#include "backend.h"
 #include "plan.h"
+#include "status.h"
 
 #include "cl_api.h"
+#include "cl_error.h"
+#include "clmax_cl.h"
 #include <pthread.h>
 
 /* What the reduce kernels write (kernels/argmax.cl OUT_MODE). */
@@ -40,12 +44,6 @@ struct clmax_cl {
     size_t scratch_size;
     cl_event scratch_event; /* the last enqueued work that uses scratch */
 };
-
-/* The name of an OpenCL error code ("CL_OUT_OF_RESOURCES"), or "unknown OpenCL error". */
-const char *clmax_cl_error_name(cl_int err);
-/* Records a failed OpenCL call: CLMAX_ERROR_OUT_OF_MEMORY for allocation failures, else
- * CLMAX_ERROR_OPENCL; the message names the call and the code. */
-clmax_status clmax_cl_fail(const char *call, cl_int err);
 
 /* The program for a type, tie rule, work-group size and output, built on first use (call with
  * cl->lock held). */
@@ -93,10 +91,38 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
 clmax_status clmax_cl_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                              int64_t *idx);
 
+/* cl_device.c. Finds the device: the selector's match, else the first GPU, else the first
+ * device. */
+clmax_status clmax_cl_select_device(const char *selector, cl_platform_id *plat, cl_device_id *dev);
 /* Fills the device facts of cl->device into cl->info and the name into ctx. */
 void clmax_cl_query_device(clmax_context *ctx);
-void clmax_cl_destroy(clmax_context *ctx);
-/* Allocates ctx->cl with its lock. */
-clmax_status clmax_cl_state_new(clmax_context *ctx);
+
+/* cl_state.c. The backend over the caller's context, device and queue (retained, not made);
+ * clmax_opencl_init (backend.h) makes its own on the selected device. */
+clmax_status clmax_opencl_init_from(clmax_context *ctx, cl_context context, cl_device_id device,
+                                    cl_command_queue queue);
+
+/* cl_operator.c. Whether buffer m holds bytes from offset, offset a multiple of align (an argument
+ * error names the buffer `name`). */
+clmax_status clmax_cl_check_range(cl_mem m, const char *name, size_t offset, uint64_t bytes,
+                                  size_t align);
+/* The bytes of scratch one operator call on problem p needs (0: none). */
+uint64_t clmax_cl_operator_scratch(const clmax_context *ctx, const clmax_problem *p);
+/* One operator call on device buffers, with cl->lock held: problem p over x at x_offset bytes,
+ * into y as mode says (y_bytes from y_offset) and, when values is not NULL, the winners' values at
+ * v_offset bytes after the indices are in y; eo's scratch if it has one (eo may be NULL), else the
+ * context's. After the wait list; *event (if not NULL) receives the last command's event. */
+clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *p, cl_mem x,
+                                       size_t x_offset, cl_mem y, size_t y_offset, size_t y_bytes,
+                                       cl_mem values, size_t v_offset, clmax_out_mode mode,
+                                       const clmax_enqueue_options *eo, cl_uint nwait,
+                                       const cl_event *wait, cl_event *event);
+/* iface->prebuild: the programs of the given types (NULL: all) that the operators ask for. */
+clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes);
+
+/* cl_hardmax.c. iface->hardmax: Hardmax on host memory in one pass where the device shares memory
+ * with the host; *done is 0 (nothing run, nothing recorded) where it does not apply. */
+clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *p, const void *x,
+                                       void *y, int *done);
 
 #endif

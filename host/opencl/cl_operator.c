@@ -1,0 +1,323 @@
+/* One operator call on device buffers, enqueued on the context's queue and chained by events: the
+ * plan (a strided axis with few lanes as wide rows, host/narrow.c), the scratch, Hardmax's zeros,
+ * the reduce box, the merge and the values gather. The enqueue API (cl_enqueue.c) runs its calls
+ * here, as does Hardmax in place on host memory (cl_hardmax.c); prebuilding builds the programs
+ * they ask for. */
+#include "cl_internal.h"
+#include "narrow.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+clmax_status clmax_cl_check_range(cl_mem m, const char *name, size_t offset, uint64_t bytes,
+                                  size_t align)
+{
+    CHECK_ARG(m != NULL, "%s is NULL", name);
+    CHECK_ARG(offset % align == 0, "%s offset %zu is not a multiple of the element size %zu", name,
+              offset, align);
+    size_t size = 0;
+    cl_int err = CL(GetMemObjectInfo)(m, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("CL(GetMemObjectInfo)(CL_MEM_SIZE)", err);
+    CHECK_ARG(offset <= size && bytes <= size - offset,
+              "%s holds %zu bytes; the tensor needs %llu from offset %zu", name, size,
+              (unsigned long long)bytes, offset);
+    return CLMAX_OK;
+}
+
+/* How a whole problem runs on the device: one box under plan pl; or, for a strided axis with few
+ * lanes (host/narrow.c), g rows side by side as the wide problem w, whose winners go to scratch
+ * after the split's partial pairs (part_bytes), then the narrow_merge kernel. The host-pointer
+ * path also takes a slice at a time where g does not divide the axis; here that is one slice only,
+ * so that the wide problem stays one box. scratch: the bytes of scratch the whole needs. */
+typedef struct enq_plan {
+    clmax_plan pl;
+    clmax_problem w; /* the problem of the box: p, or the wide one */
+    uint64_t g;      /* 0: no merge */
+    uint64_t part_bytes, scratch;
+} enq_plan;
+
+static enq_plan plan_problem(const clmax_context *ctx, const clmax_problem *p)
+{
+    enq_plan e;
+    e.w = *p;
+    e.g = clmax_narrow_rows(ctx, p);
+    if (e.g != 0 && p->n % e.g != 0 && p->outer != 1) e.g = 0;
+    if (e.g != 0) {
+        e.w.n = p->n / e.g;
+        e.w.inner = p->inner * e.g;
+    }
+    e.pl = clmax_plan_choose(&ctx->cl->info, e.w.outer, e.w.n, e.w.inner, clmax_type_size(p->type),
+                             ctx->strategy);
+    e.part_bytes = clmax_cl_part_bytes(&e.pl, e.w.outer, e.w.inner);
+    e.scratch = e.part_bytes + (e.g != 0 ? e.w.outer * e.w.inner * 8 : 0);
+    return e;
+}
+
+uint64_t clmax_cl_operator_scratch(const clmax_context *ctx, const clmax_problem *p)
+{
+    return plan_problem(ctx, p).scratch;
+}
+
+#define WAIT_LIST_STACK 16 /* wait lists up to this long are built on the stack, not malloc'ed */
+
+/* The caller's wait list with extra appended (when not NULL), in *list: stack (WAIT_LIST_STACK
+ * entries) when it fits, else a malloc'ed array; release it with wait_list_free(). */
+static clmax_status wait_list_with(cl_uint n, const cl_event *wait, cl_event extra, cl_event *stack,
+                                   cl_event **list, cl_uint *count)
+{
+    *list = n + 1 <= WAIT_LIST_STACK ? stack : malloc(sizeof(cl_event) * (n + 1));
+    if (*list == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "event wait list");
+    if (n) memcpy(*list, wait, sizeof(cl_event) * n);
+    *count = n;
+    if (extra) (*list)[(*count)++] = extra;
+    return CLMAX_OK;
+}
+
+static void wait_list_free(cl_event *list, const cl_event *stack)
+{
+    if (list != stack) free(list);
+}
+
+/* Zeroes bytes [off, off + n) of y after the wait list: Hardmax's output before the kernel writes
+ * the ones, where that kernel does not write the zeros itself (clmax_cl_fused_zeros), with the
+ * program's fill_zero kernel. CPU devices (as planned: CLMAX_PLAN applies) run it over all cores,
+ * 128 work-items per compute unit in long runs; GPUs with a work-item per 16-byte word in turn
+ * (GPU_FILL_ITEMS_PER_CU per compute unit), so that a warp writes 512 contiguous bytes at once.
+ * On an H100, clEnqueueFillBuffer's one-byte pattern took most of Hardmax's time. */
+#define GPU_FILL_ITEMS_PER_CU 2048
+static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl_mem y, size_t off,
+                                  size_t n, cl_uint nlist, const cl_event *list, cl_event *done)
+{
+    cl_int err;
+    cl_ulong o = off, len = n, words = n / 16 + 1, per = 1;
+    size_t global;
+    if (cl->info.is_cpu) {
+        global = 128 * (size_t)cl->info.compute_units;
+        per = (words + global - 1) / global;
+    } else {
+        global = GPU_FILL_ITEMS_PER_CU * (size_t)cl->info.compute_units;
+        if (global > words) global = (size_t)words; /* small outputs */
+    }
+    err = CL(SetKernelArg)(prog->fill_zero, 0, sizeof y, &y);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 1, sizeof o, &o);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 2, sizeof len, &len);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 3, sizeof per, &per);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(fill_zero)", err);
+    err = CL(EnqueueNDRangeKernel)(cl->queue, prog->fill_zero, 1, NULL, &global, NULL, nlist,
+                                   nlist ? list : NULL, done);
+    return err == CL_SUCCESS ? CLMAX_OK : clmax_cl_fail("clEnqueueNDRangeKernel(fill_zero)", err);
+}
+
+/* Kernel k (named name), one work-item per output, in groups of wg, after event after. */
+static clmax_status enqueue_per_output(clmax_cl *cl, cl_kernel k, const char *name, uint64_t count,
+                                       size_t wg, cl_event after, cl_event *done)
+{
+    size_t global = (size_t)((count + wg - 1) / wg * wg), local = wg;
+    cl_int err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, &global, &local, 1, &after, done);
+    if (err == CL_SUCCESS) return CLMAX_OK;
+    char call[64];
+    snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", name);
+    return clmax_cl_fail(call, err);
+}
+
+/* host/narrow.c's merge on the device, after event after: output q of p from the wide problem's
+ * winners at widx + widx_off (kernels/argmax.cl narrow_merge). */
+static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
+                                  const clmax_problem *p, uint64_t g, cl_mem x, uint64_t x_off,
+                                  cl_mem widx, uint64_t widx_off, cl_mem y, uint64_t y_off,
+                                  size_t wg, cl_event after, cl_event *done)
+{
+    cl_kernel k = prog->narrow_merge;
+    cl_ulong xo = x_off, n = p->n, inner = p->inner, gg = g, count = p->outer * p->inner;
+    cl_ulong wo = widx_off, yo = y_off;
+    cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof xo, &xo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof n, &n);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 3, sizeof inner, &inner);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 4, sizeof gg, &gg);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 5, sizeof count, &count);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 6, sizeof widx, &widx);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 7, sizeof wo, &wo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof y, &y);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 9, sizeof yo, &yo);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(narrow_merge)", err);
+    return enqueue_per_output(cl, k, "narrow_merge", count, wg, after, done);
+}
+
+/* The values at the winners (kernels/argmax.cl gather_values), after event after: output q of p
+ * from x at its index in y (y_off and v_off in index and element units). */
+static clmax_status enqueue_gather(clmax_cl *cl, const clmax_cl_program *prog,
+                                   const clmax_problem *p, cl_mem x, uint64_t x_off, cl_mem y,
+                                   uint64_t y_off, cl_mem v, uint64_t v_off, size_t wg,
+                                   cl_event after, cl_event *done)
+{
+    cl_kernel k = prog->gather_values;
+    cl_ulong xo = x_off, n = p->n, inner = p->inner, count = p->outer * p->inner;
+    cl_ulong yo = y_off, vo = v_off;
+    cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof xo, &xo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof n, &n);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 3, sizeof inner, &inner);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 4, sizeof count, &count);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 5, sizeof y, &y);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 6, sizeof yo, &yo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 7, sizeof v, &v);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof vo, &vo);
+    if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(gather_values)", err);
+    return enqueue_per_output(cl, k, "gather_values", count, wg, after, done);
+}
+
+/* After a step that followed event prev failed to enqueue: where prev's commands write the cached
+ * scratch (hold), the next user of the scratch waits for prev; else prev is released. */
+static void drop_step(clmax_cl *cl, int hold, cl_event prev)
+{
+    if (hold) {
+        if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
+        cl->scratch_event = prev;
+    } else {
+        CL(ReleaseEvent)(prev);
+    }
+}
+
+clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *p, cl_mem x,
+                                       size_t x_offset, cl_mem y, size_t y_offset, size_t y_bytes,
+                                       cl_mem values, size_t v_offset, clmax_out_mode mode,
+                                       const clmax_enqueue_options *eo, cl_uint nwait,
+                                       const cl_event *wait, cl_event *event)
+{
+    clmax_cl *cl = ctx->cl;
+    enq_plan ep = plan_problem(ctx, p);
+    uint64_t need = ep.scratch;
+    /* prog: the reduce kernels (int64 indices into scratch for a wide problem); mprog: the merge,
+     * writing y as mode says, and the fill. */
+    const clmax_cl_program *prog, *mprog;
+    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, p->min, ep.pl.wg,
+                                           ep.g ? CLMAX_OUT_INDEX64 : mode, &prog);
+    if (st == CLMAX_OK)
+        st = ep.g ? clmax_cl_get_program(cl, p->type, p->last, p->min, ep.pl.wg, mode, &mprog)
+                  : (mprog = prog, CLMAX_OK);
+    if (st != CLMAX_OK) return st;
+
+    cl_mem scratch = NULL;
+    int cached = 0;
+    if (need > 0) {
+        if (eo != NULL && eo->scratch != NULL) {
+            CHECK_ARG(eo->scratch_size >= need,
+                      "scratch_size is %zu bytes; this operation needs %llu", eo->scratch_size,
+                      (unsigned long long)need);
+            CHECK_ARG(eo->scratch != x && eo->scratch != y, "scratch is the same buffer as x or y");
+            st = clmax_cl_check_range(eo->scratch, "scratch", 0, need, 1);
+            if (st != CLMAX_OK) return st;
+            scratch = eo->scratch;
+        } else {
+            if (cl->scratch_size < need) {
+                cl_int err;
+                cl_mem grown =
+                    CL(CreateBuffer)(cl->context, CL_MEM_READ_WRITE, (size_t)need, NULL, &err);
+                if (grown == NULL) return clmax_cl_fail("CL(CreateBuffer)(scratch)", err);
+                /* Work already enqueued keeps the old buffer alive until it completes. */
+                if (cl->scratch) CL(ReleaseMemObject)(cl->scratch);
+                cl->scratch = grown;
+                cl->scratch_size = (size_t)need;
+            }
+            scratch = cl->scratch;
+            cached = 1;
+        }
+    }
+
+    cl_event stack[WAIT_LIST_STACK], *list = NULL;
+    cl_uint nlist = 0;
+    st = wait_list_with(nwait, wait, cached ? cl->scratch_event : NULL, stack, &list, &nlist);
+    if (st != CLMAX_OK) return st;
+    cl_event filled = NULL, done = NULL;
+    if (mode == CLMAX_OUT_HARDMAX && (ep.g != 0 || !clmax_cl_fused_zeros(cl, &ep.pl))) {
+        st = enqueue_zeros(cl, mprog, y, y_offset, y_bytes, nlist, list, &filled);
+        wait_list_free(list, stack);
+        if (st != CLMAX_OK) return st;
+        list = &filled;
+        nlist = 1;
+    }
+    uint64_t y_off = y_offset / (mode == CLMAX_OUT_INDEX64   ? 8
+                                 : mode == CLMAX_OUT_INDEX32 ? 4
+                                                             : p->esize);
+    clmax_cl_box b = {x,
+                      x_offset / p->esize,
+                      ep.w.outer,
+                      ep.w.n,
+                      ep.w.inner,
+                      0,
+                      CLMAX_BOX_FINAL,
+                      scratch,
+                      NULL,
+                      ep.g ? scratch : y,
+                      ep.g ? ep.part_bytes / 8 : y_off};
+    st = clmax_cl_enqueue_box(cl, prog, &ep.pl, &b, nlist, nlist ? list : NULL, &done);
+    if (st == CLMAX_OK && ep.g != 0) {
+        cl_event reduced = done;
+        done = NULL;
+        st = enqueue_merge(cl, mprog, p, ep.g, x, x_offset / p->esize, scratch, ep.part_bytes / 8,
+                           y, y_off, ep.pl.wg, reduced, &done);
+        drop_step(cl, st != CLMAX_OK && cached, reduced);
+    }
+    if (st == CLMAX_OK && values != NULL) {
+        cl_event indexed = done;
+        done = NULL;
+        st = enqueue_gather(cl, mprog, p, x, x_offset / p->esize, y, y_off, values,
+                            v_offset / p->esize, ep.pl.wg, indexed, &done);
+        drop_step(cl, st != CLMAX_OK && cached, indexed);
+    }
+    if (filled)
+        CL(ReleaseEvent)(filled);
+    else
+        wait_list_free(list, stack);
+    if (st != CLMAX_OK) return st;
+    if (cached) {
+        if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
+        CL(RetainEvent)(done);
+        cl->scratch_event = done;
+    }
+    if (event)
+        *event = done;
+    else
+        CL(ReleaseEvent)(done);
+    return CLMAX_OK;
+}
+
+static size_t plan_wg(const clmax_cl *cl)
+{
+    return clmax_plan_choose(&cl->info, 1, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
+}
+
+static int is_float(clmax_type t)
+{
+    return t == CLMAX_TYPE_FLOAT16 || t == CLMAX_TYPE_FLOAT32 || t == CLMAX_TYPE_FLOAT64 ||
+           t == CLMAX_TYPE_BFLOAT16;
+}
+
+clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes)
+{
+    static const clmax_type all[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_UINT8,   CLMAX_TYPE_INT8,
+                                     CLMAX_TYPE_UINT16,  CLMAX_TYPE_INT16,   CLMAX_TYPE_INT32,
+                                     CLMAX_TYPE_INT64,   CLMAX_TYPE_FLOAT16, CLMAX_TYPE_FLOAT64,
+                                     CLMAX_TYPE_UINT32,  CLMAX_TYPE_UINT64,  CLMAX_TYPE_BFLOAT16};
+    if (types == NULL) {
+        types = all;
+        ntypes = sizeof all / sizeof all[0];
+    }
+    clmax_cl *cl = ctx->cl;
+    const size_t wg = plan_wg(cl);
+    clmax_status st = CLMAX_OK;
+    const clmax_cl_program *prog;
+    pthread_mutex_lock(&cl->lock);
+    for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++) {
+        /* ArgMax and ArgMin, both tie rules, both index types; Hardmax for float types. */
+        for (int v = 0; v < 8 && st == CLMAX_OK; v++)
+            st = clmax_cl_get_program(cl, types[i], v & 1, (v >> 1) & 1, wg,
+                                      (v & 4) ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, &prog);
+        if (st == CLMAX_OK && is_float(types[i]))
+            st = clmax_cl_get_program(cl, types[i], 0, 0, wg, CLMAX_OUT_HARDMAX, &prog);
+    }
+    pthread_mutex_unlock(&cl->lock);
+    return st;
+}

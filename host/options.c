@@ -1,0 +1,94 @@
+/* Context options: their defaults and the CLMAX_* environment, shared by clmax_context_create
+ * (host/context.c) and clmax_context_create_from_cl (host/opencl/cl_enqueue.c). */
+#include "options.h"
+#include "status.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+void clmax_context_options_init(clmax_context_options *options)
+{
+    if (options == NULL) return;
+    memset(options, 0, sizeof *options);
+    options->backend = CLMAX_BACKEND_AUTO;
+    options->strategy = CLMAX_STRATEGY_AUTO;
+}
+
+int clmax_online_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (n > 256 ? 256 : (int)n);
+}
+
+static const char *env(const clmax_context_options *o, const char *name)
+{
+    if (o->ignore_environment) return NULL;
+    const char *v = getenv(name);
+    return (v != NULL && v[0] != '\0') ? v : NULL;
+}
+
+/* The index in names (a NULL-terminated list) of the value v, ignoring case, or -1. */
+static int choice(const char *v, const char *const *names)
+{
+    for (int i = 0; names[i] != NULL; i++)
+        if (strcasecmp(v, names[i]) == 0) return i;
+    return -1;
+}
+
+clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
+                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
+                             int *avx512_off)
+{
+    /* In the order of each enum's values. */
+    static const char *const backends[] = {"auto", "opencl", "cpu", NULL};
+    static const char *const strategies[] = {"auto", "rows", "strided", "split", NULL};
+    static const char *const plans[] = {"auto", "cpu", "gpu", NULL};
+    static const char *const isa[] = {"auto", "off", NULL};
+    const char *v;
+    int i;
+    if (backend != NULL && *backend == CLMAX_BACKEND_AUTO &&
+        (v = env(o, "CLMAX_BACKEND")) != NULL) {
+        if ((i = choice(v, backends)) < 0)
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_BACKEND=%s: expected auto, opencl or cpu", v);
+        *backend = (clmax_backend)i;
+    }
+    if (*chunk == 0 && (v = env(o, "CLMAX_MAX_CHUNK_BYTES")) != NULL) {
+        char *end;
+        errno = 0;
+        unsigned long long c = strtoull(v, &end, 10);
+        if (errno != 0 || *end != '\0' || c == 0 || v[0] == '-')
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_MAX_CHUNK_BYTES=%s: expected a positive byte count", v);
+        *chunk = c;
+    }
+    if (*strategy == CLMAX_STRATEGY_AUTO && (v = env(o, "CLMAX_STRATEGY")) != NULL) {
+        if ((i = choice(v, strategies)) < 0)
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_STRATEGY=%s: expected auto, rows, strided or split", v);
+        *strategy = (clmax_strategy)i;
+    }
+    *plan_as = CLMAX_PLAN_AS_DEVICE;
+    if ((v = env(o, "CLMAX_PLAN")) != NULL) {
+        if ((i = choice(v, plans)) < 0)
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_PLAN=%s: expected auto, cpu or gpu", v);
+        *plan_as = (clmax_plan_as)i;
+    }
+    *avx512_off = 0;
+    if ((v = env(o, "CLMAX_CPU_AVX512")) != NULL) {
+        if ((i = choice(v, isa)) < 0)
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_CPU_AVX512=%s: expected auto or off", v);
+        *avx512_off = i == 1;
+    }
+    return CLMAX_OK;
+}
+
+const char *clmax_device_selector(const clmax_context_options *o)
+{
+    return o->device != NULL ? o->device : env(o, "CLMAX_DEVICE");
+}

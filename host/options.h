@@ -1,0 +1,22 @@
+/* Context options: their defaults and the CLMAX_* environment (host/options.c), read by both ways
+ * of making a context (host/context.c, host/opencl/cl_enqueue.c). */
+#ifndef CLMAX_OPTIONS_H
+#define CLMAX_OPTIONS_H
+
+#include "plan.h"
+
+/* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
+ * defaults; backend may be NULL where the backend is not chosen from the environment. *plan_as
+ * and *avx512_off have no option: CLMAX_PLAN_AS_DEVICE and 0 unless CLMAX_PLAN and
+ * CLMAX_CPU_AVX512 say otherwise. */
+clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
+                             uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
+                             int *avx512_off);
+
+/* The device selector: o->device, else CLMAX_DEVICE (unless o->ignore_environment), else NULL. */
+const char *clmax_device_selector(const clmax_context_options *o);
+
+/* The default of num_threads: the cores online, 1 to 256. */
+int clmax_online_cores(void);
+
+#endif

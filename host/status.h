@@ -1,0 +1,21 @@
+/* Failures: every layer records the detail of a failure for clmax_last_error() (host/status.c). */
+#ifndef CLMAX_STATUS_H
+#define CLMAX_STATUS_H
+
+#include "clmax.h"
+
+#define CLMAX_ERROR_MAX 4096
+
+/* Record the detail of a failure for clmax_last_error() and return status. printf-style. */
+clmax_status clmax_fail(clmax_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Forget the last error of this thread (called on entry to each public call). */
+void clmax_clear_error(void);
+
+/* An argument check: returns CLMAX_ERROR_INVALID_ARGUMENT with the message unless cond holds. */
+#define CHECK_ARG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, __VA_ARGS__);                 \
+    } while (0)
+
+#endif
