@@ -25,11 +25,11 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_STRIDED_WIDE /* CPU devices: a tile of lane_block lanes per item, pairs in local */
 } clmax_kernel_kind;
 
-#define CLMAX_SHORT_ROWS 16     /* kernels/argmax.cl SR */
-#define CLMAX_SHORT_N 64        /* kernels/argmax.cl SHORT_N */
-#define CLMAX_CPU_PREFETCH 4096 /* kernels/argmax.cl PF_BYTES on CPU devices (GPUs: 0) */
+#define CLMAX_SHORT_ROWS 16     /* kernels/rows_short.cl SR */
+#define CLMAX_SHORT_N 64        /* kernels/rows_short.cl SHORT_N */
+#define CLMAX_CPU_PREFETCH 4096 /* kernels/vec.cl PF_BYTES on CPU devices (GPUs: 0) */
 
-/* Bytes of each row one work-item of STRIDED_BLK reads (kernels/argmax.cl LB is this over the
+/* Bytes of each row one work-item of STRIDED_BLK reads (kernels/strided.cl LB is this over the
  * element size). Runs shorter than a page or two leave the hardware prefetcher idle at the start
  * of every run: 2048 one-byte lanes (2 KiB) ran at 14-15 GB/s where 8192 ran at 20. */
 #define CLMAX_LANE_BYTES 8192
