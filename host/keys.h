@@ -1,6 +1,6 @@
 /* Ordered integer keys (DESIGN.md section 2): each element maps to an unsigned key whose unsigned
  * order is the contract's order. NaN is the largest key, -0 maps like +0, denormals keep their
- * order by value, signed integers flip the sign bit. The OpenCL kernels hold the same maps. */
+ * order by value, signed integers flip the sign bit. kernels/common.cl holds the same maps. */
 #ifndef CLMAX_KEYS_H
 #define CLMAX_KEYS_H
 

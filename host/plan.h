@@ -36,13 +36,13 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_STRIDED_WIDE /* CPU devices: a tile of lane_block lanes per item, pairs in local */
 } clmax_kernel_kind;
 
-#define CLMAX_SHORT_ROWS 16     /* the kernels' SR */
-#define CLMAX_SHORT_N 64        /* the kernels' SHORT_N */
-#define CLMAX_CPU_PREFETCH 4096 /* the kernels' PF_BYTES on CPU devices (GPUs: 0) */
+#define CLMAX_SHORT_ROWS 16     /* kernels/rows_short.cl SR */
+#define CLMAX_SHORT_N 64        /* kernels/rows_short.cl SHORT_N */
+#define CLMAX_CPU_PREFETCH 4096 /* kernels/vec.cl PF_BYTES on CPU devices (GPUs: 0) */
 
-/* Bytes of each row one work-item of STRIDED_BLK reads (the kernels' LB is this over the element
- * size). Runs shorter than a page or two leave the hardware prefetcher idle at the start of every
- * run. */
+/* Bytes of each row one work-item of STRIDED_BLK reads (kernels/strided.cl LB is this over the
+ * element size). Runs shorter than a page or two leave the hardware prefetcher idle at the start
+ * of every run. */
 #define CLMAX_LANE_BYTES 8192
 
 static inline uint64_t clmax_lane_block(size_t elem_size)

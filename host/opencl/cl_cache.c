@@ -1,5 +1,5 @@
 /* The on-disk program binary cache: a built program's binary is kept in a file named by a hash of
- * everything that determines it (kernel source, build options, platform, device, driver and clmax
+ * everything that determines it (kernel sources, build options, platform, device, driver and clmax
  * versions), so a new process loads it instead of compiling. The full key is stored in the file
  * and compared on load; writes go to a temporary file renamed into place, so readers never see a
  * partial entry. A missing, broken or stale entry is ignored and rebuilt. Best effort throughout:
@@ -63,8 +63,8 @@ static void append_info(char *key, size_t size, const char *label, const char *v
     if (len < size) snprintf(key + len, size - len, "%s=%s\n", label, value);
 }
 
-int clmax_cl_cache_key(clmax_cl *cl, const char *source, size_t source_len, const char *options,
-                       clmax_cl_cache_entry *e)
+int clmax_cl_cache_key(clmax_cl *cl, size_t nsources, const char *const *sources,
+                       const size_t *lengths, const char *options, clmax_cl_cache_entry *e)
 {
     char info[256];
     e->key[0] = '\0';
@@ -81,7 +81,10 @@ int clmax_cl_cache_key(clmax_cl *cl, const char *source, size_t source_len, cons
     append_info(e->key, sizeof e->key, "driver", info);
     CL(GetDeviceInfo)(cl->device, CL_DEVICE_VERSION, sizeof info - 1, info, NULL);
     append_info(e->key, sizeof e->key, "device version", info);
-    uint64_t hs = fnv1a(source, source_len, 0xCBF29CE484222325ull);
+    /* The hash of the sources one after another: every byte the program is built from. */
+    uint64_t hs = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < nsources; i++)
+        hs = fnv1a(sources[i], lengths[i], hs);
     snprintf(info, sizeof info, "%016llx", (unsigned long long)hs);
     append_info(e->key, sizeof e->key, "source", info);
 

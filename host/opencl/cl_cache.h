@@ -9,9 +9,10 @@ typedef struct clmax_cl_cache_entry {
     char path[1024];
 } clmax_cl_cache_entry;
 
-/* Fills e for a program; returns 0 when the cache is disabled or has no usable folder. */
-int clmax_cl_cache_key(clmax_cl *cl, const char *source, size_t source_len, const char *options,
-                       clmax_cl_cache_entry *e);
+/* Fills e for a program built from the nsources strings of sources (lengths in lengths, in the
+ * order they are compiled); returns 0 when the cache is disabled or has no usable folder. */
+int clmax_cl_cache_key(clmax_cl *cl, size_t nsources, const char *const *sources,
+                       const size_t *lengths, const char *options, clmax_cl_cache_entry *e);
 /* The cached binary (malloc'd, *size bytes), or NULL when there is no valid entry. */
 unsigned char *clmax_cl_cache_load(const clmax_cl_cache_entry *e, size_t *size);
 /* Writes the entry atomically; failures are ignored. */

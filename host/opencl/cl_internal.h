@@ -12,15 +12,15 @@
 #include "clmax_cl.h"
 #include <pthread.h>
 
-/* What the reduce kernels write (kernels/argmax.cl OUT_MODE). */
+/* What the reduce kernels write (kernels/common.cl OUT_MODE). */
 typedef enum clmax_out_mode {
     CLMAX_OUT_INDEX64 = 0,
     CLMAX_OUT_INDEX32 = 1,
     CLMAX_OUT_HARDMAX = 2 /* the 1 of the element type at the winner */
 } clmax_out_mode;
 
-/* One built program: a (type, tie rule, work-group size, output) specialisation of
- * kernels/argmax.cl. */
+/* One built program: a (type, tie rule, work-group size, output) specialisation of the kernel
+ * files (cl_program.c). */
 typedef struct clmax_cl_program {
     char options[384];
     cl_program program;
@@ -52,7 +52,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
 void clmax_cl_release_programs(clmax_cl *cl);
 
 /* One box of the canonical view on the device, [rows, n, inner] at element x_off of x, axis
- * indices from j0; see kernels/argmax.cl for flags, part, state and out. */
+ * indices from j0; see kernels/common.cl for flags, part, state and out. */
 typedef struct clmax_cl_box {
     cl_mem x;
     uint64_t x_off, rows, n, inner, j0;
@@ -77,7 +77,7 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
                                 const cl_event *wait, cl_event *done);
 
 /* Whether the reduce kernel of plan pl writes the zeros of a Hardmax output itself (FUSED_ZERO in
- * kernels/argmax.cl, which must agree: CPU devices, the kernels that read every element once), so
+ * kernels/vec.cl, which must agree: CPU devices, the kernels that read every element once), so
  * that no fill goes before it. Only for a box that is the whole tensor (j0 0, FINAL). */
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl);
 

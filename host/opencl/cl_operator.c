@@ -122,7 +122,7 @@ static clmax_status enqueue_per_output(clmax_cl *cl, cl_kernel k, const char *na
 }
 
 /* host/narrow.c's merge on the device, after event after: output q of p from the wide problem's
- * winners at widx + widx_off (kernels/argmax.cl narrow_merge). */
+ * winners at widx + widx_off (kernels/util.cl narrow_merge). */
 static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
                                   const clmax_problem *p, uint64_t g, cl_mem x, uint64_t x_off,
                                   cl_mem widx, uint64_t widx_off, cl_mem y, uint64_t y_off,
@@ -145,7 +145,7 @@ static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
     return enqueue_per_output(cl, k, "narrow_merge", count, wg, after, done);
 }
 
-/* The values at the winners (kernels/argmax.cl gather_values), after event after: output q of p
+/* The values at the winners (kernels/util.cl gather_values), after event after: output q of p
  * from x at its index in y (y_off and v_off in index and element units). */
 static clmax_status enqueue_gather(clmax_cl *cl, const clmax_cl_program *prog,
                                    const clmax_problem *p, cl_mem x, uint64_t x_off, cl_mem y,

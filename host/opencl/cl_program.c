@@ -1,5 +1,6 @@
-/* Programs: kernels/argmax.cl, embedded at build time, specialised per type, tie rule and
- * work-group size with -D defines, built on first use and cached in the context. */
+/* Programs: the kernel files (kernels/, embedded at build time) compiled together as one
+ * program, specialised per type, tie rule and work-group size with -D defines, built on first use
+ * and cached in the context. */
 #include "cl_cache.h"
 #include "cl_internal.h"
 
@@ -13,6 +14,12 @@ struct clmax_kernel_source {
     size_t length;
 };
 extern const struct clmax_kernel_source clmax_kernel_sources[];
+
+/* The files of a program, in order: the common definitions, the CPU devices' vector helpers, then
+ * the kernel families. */
+static const char *const program_files[] = {"common",     "vec",     "rows_cpu", "rows_gpu",
+                                            "rows_short", "strided", "combine",  "util"};
+#define NFILES (sizeof program_files / sizeof program_files[0])
 
 static const struct clmax_kernel_source *find_source(const char *name)
 {
@@ -199,20 +206,26 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
         cl->cap_programs = cap;
     }
 
-    const struct clmax_kernel_source *src = find_source("argmax");
-    if (src == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source argmax not embedded");
+    const char *texts[NFILES];
+    size_t lens[NFILES];
+    for (size_t i = 0; i < NFILES; i++) {
+        const struct clmax_kernel_source *src = find_source(program_files[i]);
+        if (src == NULL)
+            return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source %s.cl not embedded",
+                              program_files[i]);
+        texts[i] = src->source;
+        lens[i] = src->length;
+    }
     clmax_cl_program p;
     memset(&p, 0, sizeof p);
     snprintf(p.options, sizeof p.options, "%s", options);
     cl_int err;
-    const char *text = src->source;
-    size_t len = src->length;
     clmax_status st = CLMAX_OK;
     clmax_cl_cache_entry ce;
-    int cached = clmax_cl_cache_key(cl, text, len, options, &ce);
+    int cached = clmax_cl_cache_key(cl, NFILES, texts, lens, options, &ce);
     if (cached) p.program = program_from_cache(cl, &ce, options);
     if (p.program == NULL) {
-        p.program = CL(CreateProgramWithSource)(cl->context, 1, &text, &len, &err);
+        p.program = CL(CreateProgramWithSource)(cl->context, NFILES, texts, lens, &err);
         if (p.program == NULL) {
             st = clmax_cl_fail("clCreateProgramWithSource", err);
             goto fail;

@@ -61,7 +61,7 @@ Test(enqueue, hardmax_opsets)
 }
 
 /* Shapes that reach every part of the zeros that the reduce kernels write themselves on CPU
- * devices (FUSED_ZERO in kernels/argmax.cl): every output byte must be written, nothing outside
+ * devices (FUSED_ZERO in kernels/vec.cl): every output byte must be written, nothing outside
  * it (the guard bytes around y), with y at offsets that are never 16-byte aligned. On other
  * devices these are plain Hardmax cases. */
 Test(enqueue, hardmax_zeros_in_the_reduce)

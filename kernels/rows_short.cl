@@ -1,0 +1,227 @@
+/* Short contiguous rows on CPU devices (reduce_rows_short). After common.cl and vec.cl. */
+/* Horizontal max of a key vector and min / max of an index vector, by halves (v is evaluated
+ * once). */
+#define HALF_REDUCE(T, op, v, out)                                                                 \
+    do {                                                                                           \
+        CAT(T, VW) v_ = (v);                                                                       \
+        CAT(T, 4) q4_;                                                                             \
+        HALVES_TO_4(T, op, v_, q4_);                                                               \
+        CAT(T, 2) q2_ = op(q4_.lo, q4_.hi);                                                        \
+        out = op(q2_.x, q2_.y);                                                                    \
+    } while (0)
+#if VW == 16
+#define HALVES_TO_4(T, op, v, q4)                                                                  \
+    do {                                                                                           \
+        CAT(T, 8) q8_ = op((v).lo, (v).hi);                                                        \
+        q4 = op(q8_.lo, q8_.hi);                                                                   \
+    } while (0)
+#elif VW == 8
+#define HALVES_TO_4(T, op, v, q4) q4 = op((v).lo, (v).hi)
+#else
+#define HALVES_TO_4(T, op, v, q4) q4 = (v)
+#endif
+
+/* Short contiguous rows (n <= SHORT_N, no split): SR rows per work-item.
+ * Rows of at least VW elements: the row's keys in vectors of VW (the last vector overlaps the one
+ * before it instead of running past the row). Keys of at most 32 bits are packed with their
+ * index (PACK, above), so one vector max and one horizontal max give the winner. 64-bit keys:
+ * their max, a horizontal max, then the smallest (or largest) index whose key equals it, again
+ * with vectors and a horizontal min (max).
+ * Shorter rows: the keys of all SR rows go to a private buffer in one loop the compiler
+ * vectorises, then each row is a branch-free scan of its keys. */
+#ifndef SR
+#define SR 16
+#endif
+#ifndef SHORT_N
+#define SHORT_N 64
+#endif
+#if PACK && SHORT_N - 1 > PACK_LOW
+#error "SHORT_N is too large for the packed index"
+#endif
+#if PACK
+/* One level of the reduction of several rows at once: the pairs of neighbouring lanes of a, then
+ * of b, each pair within one row. */
+#define PACK_LEVEL(a, b) max((PACKV_T)((a).even, (b).even), (PACKV_T)((a).odd, (b).odd))
+/* A row of at least VW elements as packed pairs (the overlapping last vector only repeats
+ * pairs). */
+PACKV_T row_packed(__global const RAW_T *p, uint lastv)
+{
+    PREFETCH_AHEAD(p);
+    PACKV_T c = PACKV(VKEY(VLOAD(0, p + lastv)), LANE_IDS + (IDXV)lastv);
+    for (uint j = 0; j < lastv; j += VW)
+        c = max(c, PACKV(VKEY(VLOAD(0, p + j)), LANE_IDS + (IDXV)j));
+    return c;
+}
+/* Rows b .. b + 7 as packed pairs ROW(r) reduced together: each level takes the pairs of
+ * neighbouring lanes (always of one row) of two vectors into one, halving the vectors and the
+ * lanes a row. After three levels, VW / 8 neighbouring lanes of out hold each row's pairs, in row
+ * order (the row's winner, for 32-bit keys). */
+#define ROWS8(ROW, b, out)                                                                         \
+    {                                                                                              \
+        PACKV_T a0_ = PACK_LEVEL(ROW((b) + 0), ROW((b) + 1));                                      \
+        PACKV_T a1_ = PACK_LEVEL(ROW((b) + 2), ROW((b) + 3));                                      \
+        PACKV_T a2_ = PACK_LEVEL(ROW((b) + 4), ROW((b) + 5));                                      \
+        PACKV_T a3_ = PACK_LEVEL(ROW((b) + 6), ROW((b) + 7));                                      \
+        out = PACK_LEVEL(PACK_LEVEL(a0_, a1_), PACK_LEVEL(a2_, a3_));                              \
+    }
+#endif
+void rows_short(REDUCE_ARGS)
+{
+    const ulong part_nq = count;
+    ulong r0 = get_global_id(0) * SR;
+    if (r0 >= count) return;
+    uint rows = (uint)min((ulong)SR, count - r0);
+    uint len = (uint)n;
+    __global const RAW_T *p = x + x_off + r0 * n;
+    if (len >= VW) {
+        uint lastv = len - VW;
+#if PACK
+#if SR == 16 && VW == 16
+        if (rows == SR) {
+            /* Keys of at most 16 bits, a full work-item: the 16 rows' vectors are reduced
+             * together, two ROWS8 and a last level, after which one vector holds the 16 rows'
+             * winners in row order. (32-bit keys: below.) */
+#define ROWS16(ROW)                                                                                \
+    {                                                                                              \
+        PACKV_T lo_, hi_;                                                                          \
+        ROWS8(ROW, 0, lo_)                                                                         \
+        ROWS8(ROW, 8, hi_)                                                                         \
+        v = PACK_LEVEL(lo_, hi_);                                                                  \
+    }
+/* Row r_ as packed pairs: rows of exactly one vector (vector r_ of the work-item's: lastv is 0,
+ * a constant, so row_packed's loop goes), or any. */
+#define ROW_ONE(r_) row_packed(p + (r_)*VW, 0)
+#define ROW_ANY(r_) row_packed(p + (r_)*len, lastv)
+            PACKV_T v;
+            if (len == VW) {
+                /* Without row_packed's loop: its trip count unknown to the compiler, it kept a
+                 * test and branch per row. */
+                ROWS16(ROW_ONE)
+            } else {
+                ROWS16(ROW_ANY)
+            }
+#if OUT_MODE != 2
+            if (nseg == 1 && flags == FINAL) { /* the answers go straight out */
+                CAT(OUT_T, 16)
+                o = CAT(convert_, CAT(OUT_T, 16))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0;
+                __global OUT_T *d = out + out_off + r0;
+#if HAVE_NT && ES == 1
+                /* One-byte rows of 16 write half as many bytes as they read: non-temporal stores
+                 * (where the 16 answers are aligned as a vector) save the lines' reads. Types
+                 * that write less (float16: a quarter) lost with them: one-byte types only. */
+                if (((ulong)d & (sizeof o - 1)) == 0) {
+                    NT_STORE(o, (__global CAT(OUT_T, 16) *)d);
+                    return;
+                }
+#endif
+                vstore16(o, 0, d);
+                return;
+            }
+#endif
+            PACK_T m[SR];
+            vstore16(v, 0, m);
+            for (uint r = 0; r < SR; r++)
+                FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + r, 0);
+            return;
+        }
+#elif SR == 16 && VW == 8 && PACK_SHIFT == 32
+        if (rows == SR) {
+            /* 32-bit keys, a full work-item: eight rows' packed pairs at a time reduced
+             * together (ROWS8), their answers stored as one vector (a horizontal max and a
+             * FINISH a row took longer). Rows of exactly two vectors get row_packed's loop
+             * unrolled (lastv a constant), which was slower without. */
+            for (uint h = 0; h < SR; h += 8) {
+                __global const RAW_T *ph = p + h * len;
+                PACKV_T v;
+                if (len == 2 * VW) { /* the loops go (lastv a constant) */
+#define PROW2(r_) row_packed(ph + (r_)*2 * VW, VW)
+                    ROWS8(PROW2, 0, v)
+                } else {
+#define PROW(r_) row_packed(ph + (r_)*len, lastv)
+                    ROWS8(PROW, 0, v)
+                }
+#if OUT_MODE != 2
+                if (nseg == 1 && flags == FINAL) { /* the answers go straight out */
+                    CAT(OUT_T, 8)
+                    o = CAT(convert_, CAT(OUT_T, 8))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0;
+                    vstore8(o, 0, out + out_off + r0 + h);
+                    continue;
+                }
+#endif
+                PACK_T m[8];
+                vstore8(v, 0, m);
+                for (uint r = 0; r < 8; r++)
+                    FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + h + r, 0);
+            }
+            return;
+        }
+#endif
+        for (uint r = 0; r < rows; r++, p += len) {
+            PACKV_T c = row_packed(p, lastv);
+            PACK_T m;
+            HALF_REDUCE(PACK_T, max, c, m);
+            FINISH(PACK_KEY(m), j0 + PACK_INDEX(m), r0 + r, 0);
+        }
+#else
+        for (uint r = 0; r < rows; r++, p += len) {
+            PREFETCH_AHEAD(p);
+            KEYV vm = VKEY(VLOAD(0, p + lastv));
+            for (uint j = 0; j < lastv; j += VW)
+                vm = max(vm, VKEY(VLOAD(0, p + j)));
+            KEY_T m;
+            HALF_REDUCE(KEY_T, max, vm, m);
+            /* Candidates are index + 1 (0: none) for the last index, the index (~0: none) for
+             * the first. */
+#if LAST
+            IDXV c = select((IDXV)0, LANE_IDS + (IDXV)(lastv + 1),
+                            IDX_MASK(VKEY(VLOAD(0, p + lastv)) == (KEYV)m));
+            for (uint j = 0; j < lastv; j += VW)
+                c = max(c, select((IDXV)0, LANE_IDS + (IDXV)(j + 1),
+                                  IDX_MASK(VKEY(VLOAD(0, p + j)) == (KEYV)m)));
+            uint bi;
+            HALF_REDUCE(uint, max, c, bi);
+            bi -= 1;
+#else
+            IDXV c = select((IDXV)0xFFFFFFFFu, LANE_IDS + (IDXV)lastv,
+                            IDX_MASK(VKEY(VLOAD(0, p + lastv)) == (KEYV)m));
+            for (uint j = 0; j < lastv; j += VW)
+                c = min(c, select((IDXV)0xFFFFFFFFu, LANE_IDS + (IDXV)j,
+                                  IDX_MASK(VKEY(VLOAD(0, p + j)) == (KEYV)m)));
+            uint bi;
+            HALF_REDUCE(uint, min, c, bi);
+#endif
+            FINISH(m, j0 + bi, r0 + r, 0);
+        }
+#endif
+        return;
+    }
+    KEY_T kb[SR * SHORT_N];
+    PREFETCH_RUN(p, rows * len * (uint)sizeof(RAW_T));
+    for (uint e = 0; e < rows * len; e++)
+        kb[e] = KEY(p[e]);
+    for (uint r = 0; r < rows; r++) {
+        const KEY_T *k = kb + r * len;
+        KEY_T m = k[0];
+        uint bi = 0;
+        for (uint j = 1; j < len; j++) {
+            int up = REPLACES(k[j], m);
+            m = up ? k[j] : m;
+            bi = up ? j : bi;
+        }
+        FINISH(m, j0 + bi, r0 + r, 0);
+    }
+}
+
+__kernel void reduce_rows_short(REDUCE_ARGS)
+{
+    rows_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off);
+#if HAVE_NT && ES == 1 && OUT_MODE != 2
+    /* The non-temporal stores of the group's items (rows_short), fenced once per group: a fence
+     * waits for the stores to reach memory, and one per item of 16 rows made the kernel 8 times
+     * slower. A CPU device runs a group's items on one thread; were they on several, the
+     * barrier's own synchronisation would order them too (Intel's manual: a locked instruction
+     * drains the write-combining buffers). */
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (get_local_id(0) == 0) NT_FENCE();
+#endif
+}
