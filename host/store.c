@@ -28,9 +28,14 @@ static uint64_t rotl(uint64_t v, int r)
 
 static uint64_t load_le64(const unsigned char *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8); /* one load where the byte order already matches */
+#else
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--)
         v = (v << 8) | p[i];
+#endif
     return v;
 }
 
@@ -311,6 +316,11 @@ static void prune(const clmax_store *s, int dirfd, const char *written)
         const char *tmp = strstr(name, ".bin.tmp.");
         if (tmp != NULL && tmp == name + 66) {
             if (now - st.st_mtime > TMP_STALE_SECONDS) remove_if_same(dirfd, name, &st);
+            continue;
+        }
+        if (strlen(name) == 36 && is_hex(name, 32) && strcmp(name + 32, ".bin") == 0) {
+            /* clmax before the store kept unchecked entries under these names. */
+            if (now - st.st_mtime > CLMAX_STORE_STALE_SECONDS) remove_if_same(dirfd, name, &st);
             continue;
         }
         if (!is_entry(name)) continue;
