@@ -4,8 +4,11 @@ atomically or left untouched on failure, modes, large outputs.
 
 Run by ctest, one test per case; see cli_common.py."""
 import os
+import signal
 import stat
+import subprocess
 import sys
+import time
 
 from cli_common import (case, ref_argmax, ref_hardmax, sample, main)
 
@@ -135,6 +138,39 @@ def _(ctx):
     ctx.check("out.npy", ref_hardmax(x, -1, 13, x.dtype, 1))
     ctx.run("argmax", "in.npy", "out.npy", "--axis=0", "--backend=cpu")
     ctx.check("out.npy", ref_argmax(x, 0))
+
+
+def killed_mid_run(ctx, sig):
+    """clmax stopped by sig while its output is being computed leaves no temporary file and no
+    output: the stop signals, and the crash signals a driver could raise inside the call."""
+    for attempt, rows in enumerate((16, 32, 64, 128)):
+        name = "in%d.npy" % rows
+        ctx.save(name, sample("<f4", (rows, 1 << 20), seed=rows))
+        p = subprocess.Popen([ctx.exe, "hardmax", name, "out.npy", "--axis=0", "--backend=cpu"],
+                             cwd=ctx.dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        seen = False
+        while p.poll() is None and not seen:
+            seen = any(".tmp." in f for f in os.listdir(ctx.dir))
+            if not seen:
+                time.sleep(0.0005)
+        if seen:
+            p.send_signal(sig)
+        p.wait(timeout=120)
+        p.stderr.close()
+        if seen and p.returncode == -sig:
+            left = [f for f in os.listdir(ctx.dir) if ".tmp." in f]
+            assert not left, "temporary files left behind after signal %d: %s" % (sig, left)
+            assert not os.path.exists(ctx.path("out.npy")), "an output after signal %d" % sig
+            return
+        # The run ended before the signal reached it: a larger input gives a longer window.
+        if os.path.exists(ctx.path("out.npy")):
+            os.unlink(ctx.path("out.npy"))
+    raise AssertionError("never caught clmax between creating and committing its output")
+
+
+for _sig in ("SIGINT", "SIGTERM", "SIGSEGV", "SIGBUS", "SIGABRT"):
+    case("output.killed_by_" + _sig[3:].lower())(
+        lambda ctx, _s=getattr(signal, _sig): killed_mid_run(ctx, _s))
 
 
 if __name__ == "__main__":

@@ -50,30 +50,46 @@ static int fail(char *err, size_t err_size, const char *fmt, ...)
     return -1;
 }
 
-static void on_signal(int sig)
+static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+static const int crashes[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+
+static void remove_pending(void)
 {
     for (int k = 0; k < MAX_PENDING; k++) {
         char *tmp = pending_tmp_paths[k];
         if (tmp != NULL) unlink(tmp);
     }
+}
+
+static void on_signal(int sig)
+{
+    remove_pending();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
+/* The temporary files go however the process ends before they are committed: a signal asking it
+ * to stop, a crash (inside an OpenCL driver, say), or exit() called by a library. */
 static void watch_signals(void)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa;
+    static int watching;
+    struct sigaction sa, old;
 
+    if (watching) return;
+    watching = 1;
+    atexit(remove_pending);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old;
-        /* Leave alone a signal the caller of this process chose to ignore. */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-    }
+    /* Leave alone a stop signal the caller of this process chose to ignore, and a crash signal
+     * some library already handles. */
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(stops[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+        if (sigaction(crashes[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL)
+            sigaction(crashes[i], &sa, NULL);
 }
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -169,15 +185,24 @@ int npy_output_create(npy_output *out, const char *path, const char *descr, int 
     snprintf(out->tmp_path, tmp_size, "%s.tmp.XXXXXX", out->path);
 
     watch_signals();
+    /* No signal sent between the file's creation and its registration for removal. */
+    sigset_t watched, before;
+    sigemptyset(&watched);
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        sigaddset(&watched, stops[i]);
+    for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+        sigaddset(&watched, crashes[i]);
+    sigprocmask(SIG_BLOCK, &watched, &before);
     out->fd = mkstemp(out->tmp_path);
+    e = errno;
+    if (out->fd >= 0) pending_add(out->tmp_path);
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if (out->fd < 0) {
-        e = errno;
         free(out->tmp_path);
         out->tmp_path = NULL;
         npy_output_discard(out);
         return fail(err, err_size, "cannot create a file beside it: %s", strerror(e));
     }
-    pending_add(out->tmp_path);
     /* mkstemp makes the file 0600; give it the mode a plain open() would. */
     mask = umask(0);
     umask(mask);
