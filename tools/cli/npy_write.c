@@ -61,19 +61,23 @@ static void remove_pending(void)
     }
 }
 
+/* What each watched signal did before: put back before the signal is raised again. */
+static struct sigaction previous[65]; /* indexed by signal number: the classic ones are below 32 */
+
 static void on_signal(int sig)
 {
     remove_pending();
-    signal(sig, SIG_DFL);
+    sigaction(sig, &previous[sig], NULL);
     raise(sig);
 }
 
 /* The temporary files go however the process ends before they are committed: a signal asking it
- * to stop, a crash (inside an OpenCL driver, say), or exit() called by a library. */
+ * to stop, a crash (inside an OpenCL driver, say: a handler some library installed, such as a
+ * sanitizer's, still runs after ours), or exit() called by a library. */
 static void watch_signals(void)
 {
     static int watching;
-    struct sigaction sa, old;
+    struct sigaction sa;
 
     if (watching) return;
     watching = 1;
@@ -81,14 +85,13 @@ static void watch_signals(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    /* Leave alone a stop signal the caller of this process chose to ignore, and a crash signal
-     * some library already handles. */
+    /* Leave alone a stop signal the caller of this process chose to ignore. */
     for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
-        if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        if (sigaction(stops[i], NULL, &previous[stops[i]]) == 0 &&
+            previous[stops[i]].sa_handler != SIG_IGN)
             sigaction(stops[i], &sa, NULL);
     for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
-        if (sigaction(crashes[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-            old.sa_handler == SIG_DFL)
+        if (sigaction(crashes[i], NULL, &previous[crashes[i]]) == 0)
             sigaction(crashes[i], &sa, NULL);
 }
 
