@@ -6,6 +6,7 @@
 #include "plan.h"
 #include "pool.h"
 #include "problem.h"
+#include "store.h"
 
 /* What a backend provides; it fills ctx->iface when the context is created. */
 typedef struct clmax_backend_iface {
@@ -32,7 +33,9 @@ struct clmax_context {
     int cpu_avx512_off; /* CLMAX_CPU_AVX512=off: the CPU path keeps to 256-bit vectors */
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_cl *cl;
-    clmax_pool *pool; /* NULL if it could not be made: every call then starts its own threads */
+    clmax_pool *pool;    /* NULL if it could not be made: every call then starts its own threads */
+    clmax_store store;   /* what is kept on disk between processes (OpenCL contexts only) */
+    char warnings[2048]; /* what the context could not do as asked, a line each */
 };
 
 /* Backends. Each returns CLMAX_OK and sets ctx->iface, or a failure with the error recorded. */

@@ -34,6 +34,8 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     clmax_plan_as plan_as;
     int avx512_off;
     clmax_status st = clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as, &avx512_off);
+    uint64_t cache_limit;
+    if (st == CLMAX_OK) st = clmax_cache_limit(&o, &cache_limit);
     if (st != CLMAX_OK) return st;
     const char *device = clmax_device_selector(&o);
 
@@ -49,6 +51,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     if (backend != CLMAX_BACKEND_CPU) {
         st = clmax_opencl_init(ctx, device);
         if (st == CLMAX_OK) {
+            clmax_open_store(ctx, &o, cache_limit);
             ctx->backend = CLMAX_BACKEND_OPENCL;
             ctx->fallback = backend == CLMAX_BACKEND_AUTO;
             *out = ctx;
@@ -88,6 +91,11 @@ clmax_backend clmax_context_backend(const clmax_context *ctx)
 const char *clmax_context_device_name(const clmax_context *ctx)
 {
     return ctx != NULL ? ctx->device_name : "";
+}
+
+const char *clmax_context_warnings(const clmax_context *ctx)
+{
+    return ctx != NULL ? ctx->warnings : "";
 }
 
 clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes)

@@ -4,6 +4,7 @@
 #include "status.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,4 +92,59 @@ clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *back
 const char *clmax_device_selector(const clmax_context_options *o)
 {
     return o->device != NULL ? o->device : env(o, "CLMAX_DEVICE");
+}
+
+clmax_status clmax_cache_limit(const clmax_context_options *o, uint64_t *max_bytes)
+{
+    *max_bytes = o->cache_max_bytes ? o->cache_max_bytes : CLMAX_STORE_DEFAULT_MAX_BYTES;
+    const char *v = o->cache_max_bytes ? NULL : env(o, "CLMAX_CACHE_MAX_BYTES");
+    if (v == NULL) return CLMAX_OK;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    int shift = 0;
+    if (end != v && *end != '\0' && end[1] == '\0') {
+        switch (*end++) {
+        case 'K':
+        case 'k':
+            shift = 10;
+            break;
+        case 'M':
+        case 'm':
+            shift = 20;
+            break;
+        case 'G':
+        case 'g':
+            shift = 30;
+            break;
+        default:
+            shift = -1;
+        }
+    }
+    if (errno != 0 || *end != '\0' || n == 0 || v[0] == '-' || end == v || shift < 0 ||
+        n > (UINT64_MAX >> shift))
+        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                          "CLMAX_CACHE_MAX_BYTES=%s: expected a positive byte count, optionally "
+                          "with K, M or G",
+                          v);
+    *max_bytes = (uint64_t)n << shift;
+    return CLMAX_OK;
+}
+
+void clmax_open_store(clmax_context *ctx, const clmax_context_options *o, uint64_t max_bytes)
+{
+    char dir[sizeof ctx->store.dir + 16];
+    const char *d = o->cache_dir != NULL ? o->cache_dir : env(o, "CLMAX_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    dir[0] = '\0';
+    if (d != NULL) {
+        if (strcasecmp(d, "off") != 0 && strcmp(d, "0") != 0) snprintf(dir, sizeof dir, "%s", d);
+    } else if (xdg != NULL && xdg[0] == '/') {
+        snprintf(dir, sizeof dir, "%s/clmax", xdg);
+    } else if (home != NULL && home[0] == '/') {
+        snprintf(dir, sizeof dir, "%s/.cache/clmax", home);
+    }
+    clmax_store_open(&ctx->store, dir, max_bytes);
+    size_t len = strlen(ctx->warnings);
+    snprintf(ctx->warnings + len, sizeof ctx->warnings - len, "%s", ctx->store.warning);
 }

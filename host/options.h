@@ -3,6 +3,7 @@
 #ifndef CLMAX_OPTIONS_H
 #define CLMAX_OPTIONS_H
 
+#include "backend.h"
 #include "plan.h"
 
 /* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
@@ -12,6 +13,15 @@
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
                              uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
                              int *avx512_off);
+
+/* The program cache's size limit: o->cache_max_bytes, else CLMAX_CACHE_MAX_BYTES, else
+ * CLMAX_STORE_DEFAULT_MAX_BYTES. Fails on a malformed CLMAX_CACHE_MAX_BYTES. */
+clmax_status clmax_cache_limit(const clmax_context_options *o, uint64_t *max_bytes);
+
+/* Opens ctx->store in the cache folder (o->cache_dir, else CLMAX_CACHE_DIR, else
+ * $XDG_CACHE_HOME/clmax, else ~/.cache/clmax; "off": none) with the limit max_bytes, and adds the
+ * store's warning, if any, to ctx->warnings. */
+void clmax_open_store(clmax_context *ctx, const clmax_context_options *o, uint64_t max_bytes);
 
 /* The device selector: o->device, else CLMAX_DEVICE (unless o->ignore_environment), else NULL. */
 const char *clmax_device_selector(const clmax_context_options *o);

@@ -159,8 +159,15 @@ typedef enum clmax_strategy {
  *   CLMAX_CPU_AVX512=auto|off       the CPU path's lanes (strided axes) in 512-bit vectors where
  *                                   the CPU has AVX-512BW (auto, the default), or in 256-bit ones
  *                                   (off; testing aid; no option)
- *   CLMAX_CACHE_DIR=<dir>|off       where built OpenCL programs are cached on disk (default
- *                                   $XDG_CACHE_HOME/clmax, else ~/.cache/clmax); off disables it
+ *   CLMAX_CACHE_DIR=<dir>|off       used when cache_dir is NULL: where built OpenCL programs
+ *                                   are cached on disk (default $XDG_CACHE_HOME/clmax, else
+ *                                   ~/.cache/clmax); off disables the cache
+ *   CLMAX_CACHE_MAX_BYTES=<n>[K|M|G]  used when cache_max_bytes is 0: the cache folder's size
+ *                                   limit (default 256M); least recently used entries go first
+ *
+ * The program cache trusts only a folder of the user's own that group and others cannot write
+ * (else it is not used, and clmax_context_warnings() says why), and in it only regular files of
+ * the user's own whose checksum and key match; anything else at an entry's name is rebuilt.
  */
 typedef struct clmax_context_options {
     clmax_backend backend;    /* default CLMAX_BACKEND_AUTO */
@@ -173,6 +180,10 @@ typedef struct clmax_context_options {
                                  CL_DEVICE_MAX_MEM_ALLOC_SIZE. Lower it to force chunking. */
     clmax_strategy strategy;  /* default CLMAX_STRATEGY_AUTO */
     int ignore_environment;   /* nonzero: do not read the CLMAX_* variables above */
+    const char *cache_dir;    /* program cache folder, or "off"; NULL (default): CLMAX_CACHE_DIR,
+                                 else the default above. Copied; need not outlive the call */
+    uint64_t cache_max_bytes; /* program cache size limit; 0 (default): CLMAX_CACHE_MAX_BYTES,
+                                 else 256 MiB */
 } clmax_context_options;
 
 typedef struct clmax_context clmax_context;
@@ -196,6 +207,10 @@ CLMAX_API clmax_backend clmax_context_backend(const clmax_context *ctx);
 /* A human-readable name of the device: "<platform> / <device>" for OpenCL, "CPU (N threads)" for
  * the CPU path. Owned by the context. */
 CLMAX_API const char *clmax_context_device_name(const clmax_context *ctx);
+
+/* What the context could not do as asked, one line each (ended by a newline), or "" when
+ * nothing: e.g. a program cache folder that is not used, and why. Owned by the context. */
+CLMAX_API const char *clmax_context_warnings(const clmax_context *ctx);
 
 /* Build the OpenCL programs for these element types now (all ArgMax types when types is NULL),
  * so that no operator call pays a build. A no-op on the CPU path. The on-disk program cache makes

@@ -1,21 +1,24 @@
-/* The on-disk program binary cache (see cl_cache.c). */
+/* The on-disk program cache: built program binaries kept in the context's store (see cl_cache.c).
+ */
 #ifndef CLMAX_CL_CACHE_H
 #define CLMAX_CL_CACHE_H
 
 #include "cl_internal.h"
 
+/* What names one program's entry in the store (see store.h). */
 typedef struct clmax_cl_cache_entry {
-    char key[2048]; /* everything the binary depends on, stored in the file and compared */
-    char path[1024];
+    char scope[640];       /* platform and device names */
+    char generation[1024]; /* clmax, platform, driver and device versions, and the sources' hash */
+    char key[512];         /* the build options */
 } clmax_cl_cache_entry;
 
 /* Fills e for a program built from the nsources strings of sources (lengths in lengths, in the
- * order they are compiled); returns 0 when the cache is disabled or has no usable folder. */
-int clmax_cl_cache_key(clmax_cl *cl, size_t nsources, const char *const *sources,
-                       const size_t *lengths, const char *options, clmax_cl_cache_entry *e);
+ * order they are compiled) with options; returns 0 when cl's store is not in use. */
+int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *sources,
+                        const size_t *lengths, const char *options, clmax_cl_cache_entry *e);
 /* The cached binary (malloc'd, *size bytes), or NULL when there is no valid entry. */
-unsigned char *clmax_cl_cache_load(const clmax_cl_cache_entry *e, size_t *size);
-/* Writes the entry atomically; failures are ignored. */
-void clmax_cl_cache_store(const clmax_cl_cache_entry *e, const unsigned char *bin, size_t size);
+unsigned char *clmax_cl_cache_load(clmax_cl *cl, const clmax_cl_cache_entry *e, size_t *size);
+/* Keeps prog's binary as e's entry; failures only cost a later build. */
+void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program prog);
 
 #endif

@@ -49,6 +49,8 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     clmax_plan_as plan_as;
     int avx512_off;
     clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as, &avx512_off);
+    uint64_t cache_limit;
+    if (st == CLMAX_OK) st = clmax_cache_limit(&o, &cache_limit);
     if (st != CLMAX_OK) return st;
 
     clmax_context *ctx = calloc(1, sizeof *ctx);
@@ -63,6 +65,7 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
         free(ctx);
         return st;
     }
+    clmax_open_store(ctx, &o, cache_limit);
     ctx->backend = CLMAX_BACKEND_OPENCL;
     *out = ctx;
     return CLMAX_OK;

@@ -42,7 +42,8 @@ struct clmax_cl {
     clmax_cl_program **programs; /* stable addresses: the cache only grows */
     cl_mem scratch;              /* partial pairs of split reductions, for the enqueue API */
     size_t scratch_size;
-    cl_event scratch_event; /* the last enqueued work that uses scratch */
+    cl_event scratch_event;   /* the last enqueued work that uses scratch */
+    const clmax_store *store; /* the context's: where built programs are kept */
 };
 
 /* The program for a type, tie rule, work-group size and output, built on first use (call with

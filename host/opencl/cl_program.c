@@ -122,7 +122,7 @@ static cl_program program_from_cache(clmax_cl *cl, const clmax_cl_cache_entry *c
                                      const char *options)
 {
     size_t size = 0;
-    unsigned char *bin = clmax_cl_cache_load(ce, &size);
+    unsigned char *bin = clmax_cl_cache_load(cl, ce, &size);
     if (bin == NULL) return NULL;
     const unsigned char *bp = bin;
     cl_int status = CL_SUCCESS, err;
@@ -136,19 +136,6 @@ static cl_program program_from_cache(clmax_cl *cl, const clmax_cl_cache_entry *c
         return NULL;
     }
     return prog;
-}
-
-static void cache_program(const clmax_cl_cache_entry *ce, cl_program prog)
-{
-    size_t size = 0;
-    if (CL(GetProgramInfo)(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
-        size == 0)
-        return;
-    unsigned char *bin = malloc(size);
-    if (bin == NULL) return;
-    if (CL(GetProgramInfo)(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
-        clmax_cl_cache_store(ce, bin, size);
-    free(bin);
 }
 
 static unsigned long one_bits(clmax_type t)
@@ -222,7 +209,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
     cl_int err;
     clmax_status st = CLMAX_OK;
     clmax_cl_cache_entry ce;
-    int cached = clmax_cl_cache_key(cl, NFILES, texts, lens, options, &ce);
+    int cached = clmax_cl_cache_name(cl, NFILES, texts, lens, options, &ce);
     if (cached) p.program = program_from_cache(cl, &ce, options);
     if (p.program == NULL) {
         p.program = CL(CreateProgramWithSource)(cl->context, NFILES, texts, lens, &err);
@@ -235,7 +222,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
             st = build_failure(cl, p.program, err, options);
             goto fail;
         }
-        if (cached) cache_program(&ce, p.program);
+        if (cached) clmax_cl_cache_save(cl, &ce, p.program);
     }
     struct {
         const char *name;

@@ -42,6 +42,7 @@ static clmax_status state_new(clmax_context *ctx)
 static void state_ready(clmax_context *ctx)
 {
     clmax_cl_query_device(ctx);
+    ctx->cl->store = &ctx->store;
     ctx->iface = &cl_iface;
 }
 

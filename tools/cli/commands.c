@@ -252,6 +252,17 @@ static void report_library_error(const char *what, const char *file, clmax_statu
             status[0] && detail[0] ? ": " : "", detail);
 }
 
+/* Each line of the context's warnings (a cache folder not used, ...) as "clmax: warning: ...". */
+static void print_warnings(const clmax_context *ctx)
+{
+    for (const char *w = clmax_context_warnings(ctx); *w != '\0';) {
+        const char *nl = strchr(w, '\n');
+        int len = nl != NULL ? (int)(nl - w) : (int)strlen(w);
+        fprintf(stderr, "clmax: warning: %.*s\n", len, w);
+        w += len + (nl != NULL);
+    }
+}
+
 static int run(const op_args *a)
 {
     const char *name = op_name(a->op);
@@ -374,6 +385,7 @@ done:
         fprintf(stderr, "clmax: backend: %s\n",
                 clmax_context_backend(ctx) == CLMAX_BACKEND_OPENCL ? "opencl" : "cpu");
         fprintf(stderr, "clmax: device: %s\n", clmax_context_device_name(ctx));
+        print_warnings(ctx);
         fprintf(stderr, "clmax: input: %s %s [%s]%s%s\n", a->in, clmax_type_name(in.desc.type),
                 in_shape, in.conversion ? ", " : "", in.conversion ? in.conversion : "");
         fprintf(stderr, "clmax: output: %s %s [%s]\n", a->out, clmax_type_name(out_desc.type),
