@@ -71,7 +71,9 @@ clmax_status cache_argmax(clmax_context *ctx, clmax_type type, int64_t y[4])
     uint64_t x[4 * 37];
     clmax_tensor_desc desc;
     make_input(type, x, &desc);
-    clmax_argmax_attrs attrs = {.axis = 1, .keepdims = 1};
+    clmax_argmax_attrs attrs;
+    clmax_argmax_attrs_init(&attrs, 13);
+    attrs.axis = 1;
     memset(y, 0xA5, 4 * sizeof *y);
     return clmax_argmax(ctx, &desc, x, &attrs, y);
 }
@@ -125,7 +127,7 @@ int cache_entries(const char *dir, char (*names)[80], int max)
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
         if (!is_entry_name(e->d_name)) continue;
         cr_assert_lt(n, max, "more than %d entries in %s", max, dir);
-        snprintf(names[n++], 80, "%s", e->d_name);
+        snprintf(names[n++], 80, "%.79s", e->d_name);
     }
     closedir(d);
     qsort(names, (size_t)n, 80, by_name);
