@@ -74,24 +74,22 @@
 
 /* Non-temporal stores, for output written in bulk and not read again: on a CPU device they go
  * around the cache, so a line is written without first being read in (half the traffic of a plain
- * store). Only where the compiler has them and a store fence to go with them (clang for x86, as in
- * PoCL); elsewhere NT_STORE is a plain store. A work-item that uses them runs NT_FENCE before it
- * ends (reduce_rows_short: one item of the group, after a barrier), so they are ordered before
- * the command's completion like its other stores. */
+ * store). Only where the host found that the compiler takes them and a store fence to go with
+ * them (host/opencl/cl_features.c passes their spellings as CLMAX_NT_STORE and CLMAX_NT_FENCE);
+ * elsewhere NT_STORE is a plain store. A work-item that uses them runs NT_FENCE before it ends
+ * (reduce_rows_short: one item of the group, after a barrier), so they are ordered before the
+ * command's completion like its other stores. */
 #ifndef NT
 #define NT 0
 #endif
-#if NT == 2 && defined(__has_builtin)
-#if __has_builtin(__builtin_nontemporal_store) && __has_builtin(__builtin_ia32_sfence)
+#if NT == 2 && defined(CLMAX_NT_STORE) && defined(CLMAX_NT_FENCE)
 #define HAVE_NT 1
-#endif
-#endif
-#ifndef HAVE_NT
+#else
 #define HAVE_NT 0
 #endif
 #if HAVE_NT
-#define NT_STORE(v, p) __builtin_nontemporal_store((v), (p))
-#define NT_FENCE() __builtin_ia32_sfence()
+#define NT_STORE(v, p) CLMAX_NT_STORE((v), (p))
+#define NT_FENCE() CLMAX_NT_FENCE()
 #else
 #define NT_STORE(v, p) (*(p) = (v))
 #define NT_FENCE()

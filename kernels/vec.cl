@@ -18,13 +18,14 @@
 #endif
 #endif
 /* Software prefetch distance in bytes for the sequential scans of rows (0: none). The host sets it
- * for CPU devices only (__builtin_prefetch is a clang builtin, which PoCL's compiler has): on
- * this project's development machine, loops that do some work per element waited on memory. */
+ * for CPU devices whose compiler was found to take a prefetch (CLMAX_PREFETCH, spelled by
+ * host/opencl/cl_features.c): on this project's development machine, loops that do some work per
+ * element waited on memory. OpenCL C's own prefetch() does nothing on PoCL. */
 #ifndef PF_BYTES
 #define PF_BYTES 0
 #endif
-#if PF_BYTES
-#define PREFETCH_AHEAD(p_) __builtin_prefetch((const __global char *)(p_) + PF_BYTES)
+#if PF_BYTES && defined(CLMAX_PREFETCH)
+#define PREFETCH_AHEAD(p_) CLMAX_PREFETCH((const __global char *)(p_) + PF_BYTES)
 #else
 #define PREFETCH_AHEAD(p_)
 #endif

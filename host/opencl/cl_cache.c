@@ -2,7 +2,8 @@
  * which checks every entry before it is handed to the driver), named by everything the binary
  * depends on: the platform and device (the entry's scope); the clmax, platform, driver and device
  * versions and a hash of every byte of kernel source (its generation: another one is stale); and
- * the build options. A missing or refused entry only costs a build. */
+ * the build options. The answers of the feature probes (cl_features.c) are kept the same way. A
+ * missing or refused entry only costs a build. */
 #include "cl_cache.h"
 
 #include <stdio.h>
@@ -43,7 +44,7 @@ static uint64_t fnv1a(const char *s, size_t n, uint64_t h)
 }
 
 int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *sources,
-                        const size_t *lengths, const char *options, clmax_cl_cache_entry *e)
+                        const size_t *lengths, const char *key, clmax_cl_cache_entry *e)
 {
     if (cl->store == NULL || cl->store->dir[0] == '\0') return 0;
     e->scope[0] = e->generation[0] = '\0';
@@ -61,7 +62,7 @@ int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *source
     char hex[24];
     snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hs);
     append_info(e->generation, sizeof e->generation, "source", hex);
-    return snprintf(e->key, sizeof e->key, "options=%s", options) < (int)sizeof e->key;
+    return snprintf(e->key, sizeof e->key, "%s", key) < (int)sizeof e->key;
 }
 
 static clmax_store_name name_of(const clmax_cl_cache_entry *e)
@@ -76,6 +77,13 @@ unsigned char *clmax_cl_cache_load(clmax_cl *cl, const clmax_cl_cache_entry *e, 
     return clmax_store_load(cl->store, &n, size);
 }
 
+void clmax_cl_cache_save_bytes(clmax_cl *cl, const clmax_cl_cache_entry *e, const void *bytes,
+                               size_t size)
+{
+    clmax_store_name n = name_of(e);
+    clmax_store_save(cl->store, &n, bytes, size);
+}
+
 void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program prog)
 {
     size_t size = 0;
@@ -84,8 +92,7 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
         return;
     unsigned char *bin = malloc(size);
     if (bin == NULL) return;
-    clmax_store_name n = name_of(e);
     if (CL(GetProgramInfo)(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
-        clmax_store_save(cl->store, &n, bin, size);
+        clmax_cl_cache_save_bytes(cl, e, bin, size);
     free(bin);
 }

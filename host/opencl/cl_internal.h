@@ -19,10 +19,13 @@ typedef enum clmax_out_mode {
     CLMAX_OUT_HARDMAX = 2 /* the 1 of the element type at the winner */
 } clmax_out_mode;
 
+/* Optional kernel features, tried once per device (cl_features.c). */
+enum { CLMAX_CL_PREFETCH = 0, CLMAX_CL_NT_STORE = 1, CLMAX_CL_NFEATURES = 2 };
+
 /* One built program: a (type, tie rule, work-group size, output) specialisation of the kernel
  * files (cl_program.c). */
 typedef struct clmax_cl_program {
-    char options[384];
+    char options[640];
     cl_program program;
     cl_kernel rows_wi, rows_wg, strided, combine, combine_wg, rows_vec, strided_blk, rows_short,
         fill_zero;
@@ -42,8 +45,10 @@ struct clmax_cl {
     clmax_cl_program **programs; /* stable addresses: the cache only grows */
     cl_mem scratch;              /* partial pairs of split reductions, for the enqueue API */
     size_t scratch_size;
-    cl_event scratch_event;   /* the last enqueued work that uses scratch */
-    const clmax_store *store; /* the context's: where built programs are kept */
+    cl_event scratch_event;                     /* the last enqueued work that uses scratch */
+    const clmax_store *store;                   /* the context's: where built programs are kept */
+    unsigned char features[CLMAX_CL_NFEATURES]; /* 1: the feature builds and runs right here */
+    int features_known;
 };
 
 /* The program for a type, tie rule, work-group size and output, built on first use (call with
@@ -51,6 +56,12 @@ struct clmax_cl {
 clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
                                   clmax_out_mode mode, const clmax_cl_program **out);
 void clmax_cl_release_programs(clmax_cl *cl);
+
+/* cl_features.c. Fills cl->features (once; with cl->lock held), from the store when it has the
+ * answers, else by trying each feature. */
+void clmax_cl_probe_features(clmax_cl *cl);
+/* The build options that turn feature on ("" where it does not work here). */
+const char *clmax_cl_feature_options(const clmax_cl *cl, int feature);
 
 /* One box of the canonical view on the device, [rows, n, inner] at element x_off of x, axis
  * indices from j0; see kernels/common.cl for flags, part, state and out. */

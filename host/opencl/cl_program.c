@@ -164,19 +164,23 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
                       : es == 2 ? "0xFFFFu"
                       : es == 4 ? "0xFFFFFFFFu"
                                 : "0xFFFFFFFFFFFFFFFFul";
-    char options[384];
+    clmax_cl_probe_features(cl);
+    int prefetch = cl->info.native_cpu && cl->features[CLMAX_CL_PREFETCH];
+    int nt = cl->info.is_cpu ? 1 + (cl->info.native_cpu && cl->features[CLMAX_CL_NT_STORE]) : 0;
+    char options[sizeof((clmax_cl_program *)0)->options];
     int n = snprintf(
         options, sizeof options,
         "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
         "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d "
-        "-DES=%zu",
+        "-DES=%zu %s %s",
         raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode,
         (int)clmax_lane_block(es), min ? 1 : 0, is_float, all,
         es <= 2   ? 16
         : es == 4 ? 8
                   : 4,
-        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, cl->info.native_cpu ? CLMAX_CPU_PREFETCH : 0,
-        cl->info.is_cpu ? 1 + cl->info.native_cpu : 0, es);
+        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, prefetch ? CLMAX_CPU_PREFETCH : 0, nt, es,
+        prefetch ? clmax_cl_feature_options(cl, CLMAX_CL_PREFETCH) : "",
+        nt == 2 ? clmax_cl_feature_options(cl, CLMAX_CL_NT_STORE) : "");
     if (mode == CLMAX_OUT_HARDMAX)
         snprintf(options + n, sizeof options - (size_t)n, " -DONE_BITS=0x%lXul", one_bits(type));
     for (int i = 0; i < cl->nprograms; i++) {

@@ -31,13 +31,15 @@ void cache_check(clmax_context *ctx, clmax_type type);
 /* Opens a context, checks type's ArgMax, checks that it has no warning, destroys it. */
 void cache_run(clmax_type type);
 
-/* The names of the entries (*.bin) in dir, sorted, into names[max][80]; returns how many. */
+/* The names of the program entries (*.bin; not the feature probes' answers) in dir, sorted, into
+ * names[max][80]; returns how many. */
 int cache_entries(const char *dir, char (*names)[80], int max);
 /* dir's only entry's path into path (fails the test unless there is exactly one). */
 void cache_one_entry(const char *dir, char *path, size_t size);
 /* The path of the entry in dir that is not named skip (fails unless there is exactly one). */
 void cache_other_entry(const char *dir, const char *skip, char *path, size_t size);
-/* Whether dir holds nothing but the names listed (NULL-ended); logs what else it holds. */
+/* Whether dir holds nothing but the names listed (NULL-ended) and the feature probes' answers;
+ * logs what else it holds. */
 int dir_holds_only(const char *dir, const char *const *names);
 
 unsigned char *file_read(const char *path, size_t *size);

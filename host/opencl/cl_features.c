@@ -1,0 +1,217 @@
+/* Optional kernel features: compiler builtins that some OpenCL compilers take (PoCL's clang) and
+ * others refuse, with a build error, a kernel that cannot be created, or, in rusticl's SPIR-V
+ * translator, by ending the process. Each is tried once per device: first built in a child
+ * process (which may die without harm), then built and run here on a known input; the answer is
+ * kept in the context's store and in this process, and the kernels are built without a feature
+ * that failed. The kernel files never name a builtin: the host passes its spelling as a -D. */
+#include "cl_cache.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROBE_ITEMS 256
+#define CHILD_SECONDS 120 /* a cold build on a slow machine, with room to spare */
+
+typedef struct feature {
+    const char *name;
+    const char *options; /* what the kernel files get when it works (kernels/common.cl, vec.cl) */
+    const char *body;    /* the probe's statement: y[i] must become x[i] + 1 */
+} feature;
+
+static const feature features[CLMAX_CL_NFEATURES] = {
+    {"prefetch", "-DCLMAX_PREFETCH=__builtin_prefetch",
+     "CLMAX_PREFETCH((const __global char *)(x + i) + 256); y[i] = x[i] + 1u;"},
+    {"nontemporal_store",
+     "-DCLMAX_NT_STORE=__builtin_nontemporal_store -DCLMAX_NT_FENCE=__builtin_ia32_sfence",
+     "CLMAX_NT_STORE(x[i] + 1u, y + i); CLMAX_NT_FENCE();"},
+};
+
+static char *probe_source(const feature *f)
+{
+    static const char *fmt = "__kernel void probe(__global const uint *x, __global uint *y)\n"
+                             "{\n    size_t i = get_global_id(0);\n    %s\n}\n";
+    size_t len = strlen(fmt) + strlen(f->body);
+    char *src = malloc(len);
+    if (src != NULL) snprintf(src, len, fmt, f->body);
+    return src;
+}
+
+/* The probe program built and its kernel made, or NULL. */
+static cl_kernel build_probe(cl_context context, cl_device_id device, const feature *f,
+                             cl_program *prog)
+{
+    char *src = probe_source(f);
+    if (src == NULL) return NULL;
+    const char *text = src;
+    cl_int err;
+    cl_kernel k = NULL;
+    *prog = CL(CreateProgramWithSource)(context, 1, &text, NULL, &err);
+    if (*prog != NULL && CL(BuildProgram)(*prog, 1, &device, f->options, NULL, NULL) == CL_SUCCESS)
+        k = CL(CreateKernel)(*prog, "probe", &err);
+    free(src);
+    return k;
+}
+
+/* Builds the probe of each feature in a child process, which writes a byte per answer to a pipe:
+ * built[i] is 1 (built), 0 (failed: the child said so, or died while building it) or -1 (no
+ * answer: no child could be made, or none came in time; not kept). A child that dies is followed
+ * by another for the features after the one that killed it. */
+static void build_in_children(clmax_cl *cl, signed char *built)
+{
+    for (int i = 0; i < CLMAX_CL_NFEATURES; i++)
+        built[i] = -1;
+    int first = 0;
+    while (first < CLMAX_CL_NFEATURES) {
+        int fds[2];
+        if (pipe(fds) != 0) return;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(fds[0]);
+            for (int i = first; i < CLMAX_CL_NFEATURES; i++) {
+                cl_program prog = NULL;
+                char c = build_probe(cl->context, cl->device, &features[i], &prog) ? '1' : '0';
+                if (write(fds[1], &c, 1) != 1) break;
+            }
+            _exit(0);
+        }
+        close(fds[1]);
+        int i = first, timed_out = pid < 0;
+        time_t deadline = time(NULL) + CHILD_SECONDS;
+        while (pid > 0 && i < CLMAX_CL_NFEATURES) {
+            struct pollfd pfd = {fds[0], POLLIN, 0};
+            int left = (int)(deadline - time(NULL));
+            int r = left > 0 ? poll(&pfd, 1, left * 1000) : 0;
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+                timed_out = 1;
+                kill(pid, SIGKILL);
+                break;
+            }
+            char c;
+            ssize_t got = read(fds[0], &c, 1);
+            if (got < 0 && errno == EINTR) continue;
+            if (got != 1) break; /* the child ended: it died building feature i */
+            built[i++] = c == '1';
+        }
+        close(fds[0]);
+        if (pid > 0) waitpid(pid, NULL, 0);
+        if (timed_out) return;
+        if (i < CLMAX_CL_NFEATURES) built[i++] = 0;
+        first = i;
+    }
+}
+
+/* Whether the probe builds and runs right here, on a queue of its own (never the caller's). */
+static int runs_here(clmax_cl *cl, const feature *f)
+{
+    cl_program prog = NULL;
+    cl_kernel k = build_probe(cl->context, cl->device, f, &prog);
+    cl_int err;
+    cl_command_queue q = k ? CL(CreateCommandQueue)(cl->context, cl->device, 0, &err) : NULL;
+    cl_uint in[PROBE_ITEMS], out[PROBE_ITEMS];
+    for (cl_uint i = 0; i < PROBE_ITEMS; i++)
+        in[i] = 3 * i + 7, out[i] = 0;
+    cl_mem x = NULL, y = NULL;
+    int ok = 0;
+    if (q != NULL) {
+        x = CL(CreateBuffer)(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in, in,
+                             &err);
+        y = CL(CreateBuffer)(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof out, out,
+                             &err);
+    }
+    size_t global = PROBE_ITEMS;
+    if (x != NULL && y != NULL && CL(SetKernelArg)(k, 0, sizeof x, &x) == CL_SUCCESS &&
+        CL(SetKernelArg)(k, 1, sizeof y, &y) == CL_SUCCESS &&
+        CL(EnqueueNDRangeKernel)(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS &&
+        CL(EnqueueReadBuffer)(q, y, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) == CL_SUCCESS) {
+        ok = 1;
+        for (cl_uint i = 0; i < PROBE_ITEMS; i++)
+            ok &= out[i] == in[i] + 1;
+    }
+    if (y) CL(ReleaseMemObject)(y);
+    if (x) CL(ReleaseMemObject)(x);
+    if (q) CL(ReleaseCommandQueue)(q);
+    if (k) CL(ReleaseKernel)(k);
+    if (prog) CL(ReleaseProgram)(prog);
+    return ok;
+}
+
+/* This process's answers, per device: the store may be off, and a context is made per call. */
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    cl_device_id device;
+    unsigned char works[CLMAX_CL_NFEATURES];
+} known[16];
+static int nknown;
+
+static int from_process(cl_device_id device, unsigned char *works)
+{
+    int found = 0;
+    pthread_mutex_lock(&known_lock);
+    for (int i = 0; i < nknown && !found; i++)
+        if (known[i].device == device) {
+            memcpy(works, known[i].works, CLMAX_CL_NFEATURES);
+            found = 1;
+        }
+    pthread_mutex_unlock(&known_lock);
+    return found;
+}
+
+static void keep_in_process(cl_device_id device, const unsigned char *works)
+{
+    pthread_mutex_lock(&known_lock);
+    if (nknown < (int)(sizeof known / sizeof known[0])) {
+        known[nknown].device = device;
+        memcpy(known[nknown].works, works, CLMAX_CL_NFEATURES);
+        nknown++;
+    }
+    pthread_mutex_unlock(&known_lock);
+}
+
+void clmax_cl_probe_features(clmax_cl *cl)
+{
+    if (cl->features_known) return;
+    if (from_process(cl->device, cl->features)) {
+        cl->features_known = 1;
+        return;
+    }
+    int conclusive = 1, tried = 0;
+    signed char built[CLMAX_CL_NFEATURES];
+    for (int i = 0; i < CLMAX_CL_NFEATURES; i++) {
+        const feature *f = &features[i];
+        char key[64];
+        snprintf(key, sizeof key, "feature=%s", f->name);
+        clmax_cl_cache_entry e;
+        int stored = clmax_cl_cache_name(cl, 0, NULL, NULL, key, &e);
+        size_t size = 0;
+        unsigned char *answer = stored ? clmax_cl_cache_load(cl, &e, &size) : NULL;
+        if (answer != NULL && size == 1 && answer[0] <= 1) {
+            cl->features[i] = answer[0];
+            free(answer);
+            continue;
+        }
+        free(answer);
+        if (!tried) build_in_children(cl, built);
+        tried = 1;
+        cl->features[i] = built[i] == 1 && runs_here(cl, f);
+        if (built[i] < 0) {
+            conclusive = 0; /* asked again by the next process */
+            continue;
+        }
+        if (stored) clmax_cl_cache_save_bytes(cl, &e, &cl->features[i], 1);
+    }
+    if (conclusive) keep_in_process(cl->device, cl->features);
+    cl->features_known = 1;
+}
+
+const char *clmax_cl_feature_options(const clmax_cl *cl, int feature)
+{
+    return cl->features[feature] ? features[feature].options : "";
+}
