@@ -84,6 +84,7 @@ clmax_status clmax_argmax(clmax_context *ctx, const clmax_tensor_desc *input, co
                           const clmax_argmax_attrs *attrs, int64_t *y)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return arg_reduce(ctx, input, x, attrs, 0, 0, NULL, y);
 }
 
@@ -91,6 +92,7 @@ clmax_status clmax_argmin(clmax_context *ctx, const clmax_tensor_desc *input, co
                           const clmax_argmax_attrs *attrs, int64_t *y)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return arg_reduce(ctx, input, x, attrs, 1, 0, NULL, y);
 }
 
@@ -99,6 +101,7 @@ clmax_status clmax_max_with_indices(clmax_context *ctx, const clmax_tensor_desc 
                                     int64_t *indices)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return arg_reduce(ctx, input, x, attrs, 0, 1, values, indices);
 }
 
@@ -107,6 +110,7 @@ clmax_status clmax_min_with_indices(clmax_context *ctx, const clmax_tensor_desc 
                                     int64_t *indices)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return arg_reduce(ctx, input, x, attrs, 1, 1, values, indices);
 }
 
@@ -224,6 +228,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
                            const clmax_hardmax_attrs *attrs, void *y)
 {
     clmax_clear_error();
+    clmax_call_begin();
     CHECK_ARG(ctx != NULL, "context is NULL");
     clmax_problem p;
     uint64_t count;
@@ -236,8 +241,9 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
      * a failing reduce does (in an auto context: to the CPU path). */
     int done = 0;
     if (ctx->iface->hardmax != NULL) st = ctx->iface->hardmax(ctx, &p, x, y, &done);
+    if (done && st == CLMAX_OK) clmax_call_ran(ctx->backend, ctx->device_name);
     if (done && (st == CLMAX_OK || !clmax_fallback_applies(ctx, st))) return st;
-    if (done) clmax_clear_error();
+    if (done) clmax_call_fell_back(st);
     st = CLMAX_OK;
 
     /* Winners are found a block of outer slices at a time, so the index scratch stays small. */

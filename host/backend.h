@@ -48,6 +48,8 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
 /* host/dispatch.c. Runs ctx's backend; in auto mode a device failure is retried on the CPU path.
  * Strided axes with few inner lanes go through clmax_reduce_narrow. */
 clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx);
+/* Records in the call report that the CPU path computed (a part of) the answer. */
+void clmax_report_cpu(const clmax_context *ctx);
 /* Whether failure st of ctx's device is answered by the CPU path (an auto context). */
 int clmax_fallback_applies(const clmax_context *ctx, clmax_status st);
 

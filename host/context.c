@@ -5,6 +5,7 @@
 #include "options.h"
 #include "status.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 clmax_status clmax_context_create(const clmax_context_options *options, clmax_context **out)
@@ -62,7 +63,11 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
             free(ctx);
             return st;
         }
-        clmax_clear_error(); /* auto: the CPU path takes over */
+        /* auto: the CPU path takes over, and the context says why. */
+        snprintf(ctx->warnings, sizeof ctx->warnings,
+                 "OpenCL not used, the CPU path computes every call: %.1900s\n",
+                 clmax_last_error());
+        clmax_clear_error();
     }
     st = clmax_cpu_init(ctx);
     if (st != CLMAX_OK) {

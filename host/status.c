@@ -27,6 +27,43 @@ const char *clmax_last_error(void)
     return last_error;
 }
 
+static _Thread_local struct {
+    clmax_call_report report;
+    char device[512];
+    char message[CLMAX_ERROR_MAX];
+} last_call;
+
+void clmax_call_begin(void)
+{
+    last_call.report.backend = CLMAX_BACKEND_AUTO;
+    last_call.report.fallback_status = CLMAX_OK;
+    last_call.device[0] = last_call.message[0] = '\0';
+}
+
+void clmax_call_ran(clmax_backend backend, const char *device)
+{
+    /* A call of several parts is reported as the CPU path's once any part ran there. */
+    if (last_call.report.backend == CLMAX_BACKEND_CPU && backend != CLMAX_BACKEND_CPU) return;
+    last_call.report.backend = backend;
+    snprintf(last_call.device, sizeof last_call.device, "%s", device);
+}
+
+void clmax_call_fell_back(clmax_status st)
+{
+    if (last_call.report.fallback_status == CLMAX_OK) {
+        last_call.report.fallback_status = st;
+        snprintf(last_call.message, sizeof last_call.message, "%s", last_error);
+    }
+    clmax_clear_error();
+}
+
+const clmax_call_report *clmax_last_call_report(void)
+{
+    last_call.report.device = last_call.device;
+    last_call.report.fallback_message = last_call.message;
+    return &last_call.report;
+}
+
 const char *clmax_status_string(clmax_status status)
 {
     switch (status) {

@@ -18,4 +18,12 @@ void clmax_clear_error(void);
         if (!(cond)) return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, __VA_ARGS__);                 \
     } while (0)
 
+/* The per-thread report of the last operator call (clmax_last_call_report()). */
+void clmax_call_begin(void);
+/* A part of the answer was computed on backend, by device (named as clmax_context_device_name). */
+void clmax_call_ran(clmax_backend backend, const char *device);
+/* The device failed with st (its message the thread's last error, which this clears) and the CPU
+ * path will compute the answer. */
+void clmax_call_fell_back(clmax_status st);
+
 #endif

@@ -208,8 +208,28 @@ CLMAX_API clmax_backend clmax_context_backend(const clmax_context *ctx);
  * the CPU path. Owned by the context. */
 CLMAX_API const char *clmax_context_device_name(const clmax_context *ctx);
 
+/* What an operator call ran on (clmax_last_call_report()). */
+typedef struct clmax_call_report {
+    clmax_backend backend;        /* CLMAX_BACKEND_OPENCL: the OpenCL device computed the answer;
+                                     CLMAX_BACKEND_CPU: the CPU path computed it, or part of it
+                                     after a fallback; CLMAX_BACKEND_AUTO: nothing was computed
+                                     (the call was refused, failed, or its output is empty) */
+    const char *device;           /* the device that computed it, worded as
+                                     clmax_context_device_name() words it; "" when nothing ran */
+    clmax_status fallback_status; /* CLMAX_OK, or the OpenCL failure after which the CPU path of
+                                     an auto context computed the answer */
+    const char *fallback_message; /* that failure's message, as clmax_last_error() had it; "" */
+} clmax_call_report;
+
+/* The report of the last operator call (clmax_argmax, clmax_argmin, clmax_max/min_with_indices,
+ * clmax_hardmax and their clmax_enqueue_* forms) made on this thread: a context may be shared by
+ * threads, so the report belongs to the thread's call, not to the context. Valid until the next
+ * operator call on this thread. Never NULL. */
+CLMAX_API const clmax_call_report *clmax_last_call_report(void);
+
 /* What the context could not do as asked, one line each (ended by a newline), or "" when
- * nothing: e.g. a program cache folder that is not used, and why. Owned by the context. */
+ * nothing: an auto context that could not use OpenCL (and the failure), a program cache folder
+ * that is not used (and why). Owned by the context. */
 CLMAX_API const char *clmax_context_warnings(const clmax_context *ctx);
 
 /* Build the OpenCL programs for these element types now (all ArgMax types when types is NULL),

@@ -210,6 +210,7 @@ static clmax_status enqueue_arg(clmax_context *ctx, const clmax_tensor_desc *inp
         ctx, &p, x, x_offset, y, y_offset, (size_t)y_bytes, with_values ? values : NULL, v_offset,
         i32 ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, eo, num_events, wait_list, event);
     pthread_mutex_unlock(&cl->lock);
+    if (st == CLMAX_OK) clmax_call_ran(CLMAX_BACKEND_OPENCL, ctx->device_name);
     return st;
 }
 
@@ -219,6 +220,7 @@ clmax_status clmax_enqueue_argmax(clmax_context *ctx, const clmax_tensor_desc *i
                                   cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return enqueue_arg(ctx, input, x, x_offset, attrs, 0, 0, NULL, 0, y, y_offset, options,
                        num_events, wait_list, event);
 }
@@ -229,6 +231,7 @@ clmax_status clmax_enqueue_argmin(clmax_context *ctx, const clmax_tensor_desc *i
                                   cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return enqueue_arg(ctx, input, x, x_offset, attrs, 1, 0, NULL, 0, y, y_offset, options,
                        num_events, wait_list, event);
 }
@@ -241,6 +244,7 @@ clmax_enqueue_max_with_indices(clmax_context *ctx, const clmax_tensor_desc *inpu
                                const cl_event *wait_list, cl_event *event)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return enqueue_arg(ctx, input, x, x_offset, attrs, 0, 1, values, values_offset, indices,
                        indices_offset, options, num_events, wait_list, event);
 }
@@ -253,6 +257,7 @@ clmax_enqueue_min_with_indices(clmax_context *ctx, const clmax_tensor_desc *inpu
                                const cl_event *wait_list, cl_event *event)
 {
     clmax_clear_error();
+    clmax_call_begin();
     return enqueue_arg(ctx, input, x, x_offset, attrs, 1, 1, values, values_offset, indices,
                        indices_offset, options, num_events, wait_list, event);
 }
@@ -263,6 +268,7 @@ clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *
                                    cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     clmax_clear_error();
+    clmax_call_begin();
     clmax_enqueue_options def;
     clmax_enqueue_options_init(&def);
     const clmax_enqueue_options *eo = options ? options : &def;
@@ -283,5 +289,6 @@ clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *
     st = clmax_cl_enqueue_operator(ctx, &p, x, x_offset, y, y_offset, (size_t)bytes, NULL, 0,
                                    CLMAX_OUT_HARDMAX, eo, num_events, wait_list, event);
     pthread_mutex_unlock(&cl->lock);
+    if (st == CLMAX_OK) clmax_call_ran(CLMAX_BACKEND_OPENCL, ctx->device_name);
     return st;
 }

@@ -108,7 +108,8 @@ static void build_in_children(clmax_cl *cl, signed char *built)
     }
 }
 
-/* Whether the probe builds and runs right here, on a queue of its own (never the caller's). */
+/* Whether the probe builds and runs right here, on a queue of its own (never the caller's): 1 it
+ * does, 0 it does not build or gives a wrong answer, -1 it could not be run (resources). */
 static int runs_here(clmax_cl *cl, const feature *f)
 {
     cl_program prog = NULL;
@@ -119,7 +120,7 @@ static int runs_here(clmax_cl *cl, const feature *f)
     for (cl_uint i = 0; i < PROBE_ITEMS; i++)
         in[i] = 3 * i + 7, out[i] = 0;
     cl_mem x = NULL, y = NULL;
-    int ok = 0;
+    int ok = k != NULL ? -1 : 0;
     if (q != NULL) {
         x = CL(CreateBuffer)(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in, in,
                              &err);
@@ -132,7 +133,7 @@ static int runs_here(clmax_cl *cl, const feature *f)
         CL(EnqueueNDRangeKernel)(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS &&
         CL(EnqueueReadBuffer)(q, y, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) == CL_SUCCESS) {
         ok = 1;
-        for (cl_uint i = 0; i < PROBE_ITEMS; i++)
+        for (cl_uint i = 0; i < PROBE_ITEMS && ok; i++)
             ok &= out[i] == in[i] + 1;
     }
     if (y) CL(ReleaseMemObject)(y);
@@ -200,8 +201,9 @@ void clmax_cl_probe_features(clmax_cl *cl)
         free(answer);
         if (!tried) build_in_children(cl, built);
         tried = 1;
-        cl->features[i] = built[i] == 1 && runs_here(cl, f);
-        if (built[i] < 0) {
+        int works = built[i] == 1 ? runs_here(cl, f) : built[i];
+        cl->features[i] = works == 1;
+        if (works < 0) {
             conclusive = 0; /* asked again by the next process */
             continue;
         }

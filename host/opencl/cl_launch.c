@@ -38,6 +38,13 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
                                    nwait ? wait : NULL, &mapped, &err);
     if (p == NULL) return clmax_cl_fail("clEnqueueMapBuffer", err);
     err = CL(EnqueueUnmapMemObject)(cl->queue, m, p, 1, &mapped, done);
+    if (err == CL_INVALID_VALUE) {
+        /* rusticl (Mesa 22.3) refuses to unmap a pointer whose map has not run yet. Only the
+         * host-pointer calls, which block anyway, come here: waiting for the map costs only the
+         * overlap of this chunk's copy with the next chunk's work, on rusticl alone. */
+        err = CL(WaitForEvents)(1, &mapped);
+        if (err == CL_SUCCESS) err = CL(EnqueueUnmapMemObject)(cl->queue, m, p, 0, NULL, done);
+    }
     CL(ReleaseEvent)(mapped);
     if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueUnmapMemObject", err);
     return CLMAX_OK;

@@ -279,6 +279,8 @@ static int run(const op_args *a)
     uint64_t count = 1;
     double t_context = 0, t_op = 0, t0;
     int status = CLI_EXIT_REFUSED, ran = 0;
+    clmax_backend ran_on = CLMAX_BACKEND_AUTO;
+    char ran_device[512] = "";
 
     /* The opset was checked while parsing, so these cannot fail. */
     if (a->op != CLI_HARDMAX) {
@@ -356,6 +358,15 @@ static int run(const op_args *a)
         s = clmax_argmin(ctx, &in.desc, in.data, &argmax_attrs, out.data);
     t_op = now_ms() - t0;
     ran = 1;
+    const clmax_call_report *report = clmax_last_call_report();
+    ran_on = report->backend;
+    snprintf(ran_device, sizeof ran_device, "%s", report->device);
+    /* A fallback is never silent: the answer is right, but not from the device asked for. */
+    if (report->fallback_status != CLMAX_OK)
+        fprintf(stderr,
+                "clmax: warning: the OpenCL device failed, the CPU path computed the "
+                "answer: %s\n",
+                report->fallback_message);
     if (s != CLMAX_OK) {
         progress_end();
         report_library_error(name, a->in, s);
@@ -382,9 +393,12 @@ done:
     if (a->verbose && ctx != NULL) {
         format_shape(&in.desc, in_shape, sizeof in_shape);
         format_shape(&out_desc, out_shape, sizeof out_shape);
-        fprintf(stderr, "clmax: backend: %s\n",
-                clmax_context_backend(ctx) == CLMAX_BACKEND_OPENCL ? "opencl" : "cpu");
-        fprintf(stderr, "clmax: device: %s\n", clmax_context_device_name(ctx));
+        /* Where the answer was computed; the context's backend where nothing ran. */
+        int computed = ran && ran_on != CLMAX_BACKEND_AUTO;
+        clmax_backend b = computed ? ran_on : clmax_context_backend(ctx);
+        fprintf(stderr, "clmax: backend: %s\n", b == CLMAX_BACKEND_OPENCL ? "opencl" : "cpu");
+        fprintf(stderr, "clmax: device: %s\n",
+                computed ? ran_device : clmax_context_device_name(ctx));
         print_warnings(ctx);
         fprintf(stderr, "clmax: input: %s %s [%s]%s%s\n", a->in, clmax_type_name(in.desc.type),
                 in_shape, in.conversion ? ", " : "", in.conversion ? in.conversion : "");
