@@ -45,6 +45,7 @@
     X(RetainContext)                                                                               \
     X(RetainDevice)                                                                                \
     X(RetainEvent)                                                                                 \
+    X(SetEventCallback)                                                                            \
     X(SetKernelArg)                                                                                \
     X(WaitForEvents)
 

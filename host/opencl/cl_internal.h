@@ -42,7 +42,10 @@ struct clmax_cl {
     clmax_cl_program **programs; /* stable addresses: the cache only grows */
     cl_mem scratch;              /* partial pairs of split reductions, for the enqueue API */
     size_t scratch_size;
-    cl_event scratch_event;   /* the last enqueued work that uses scratch */
+    /* The chains that use scratch and may still run, oldest first, each after the one before
+     * (cl_operator.c scratch_after). */
+    cl_event *scratch_users;
+    int nusers, cap_users;
     const clmax_store *store; /* the context's: where built programs are kept */
 };
 
@@ -81,6 +84,11 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
  * kernels/vec.cl, which must agree: CPU devices, the kernels that read every element once), so
  * that no fill goes before it. Only for a box that is the whole tensor (j0 0, FINAL). */
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl);
+
+/* Releases ev, the event of a command before last in one chain, once last completes or fails (at
+ * once where last is NULL or takes no callback). PoCL 3.1 aborts or hangs when such an event is
+ * released while its chain waits on an event that then fails. */
+void clmax_cl_release_after(cl_event last, cl_event ev);
 
 /* Enqueues the reduce kernel of plan pl over box b (and combine when the axis is split), after the
  * events of wait; *done (if not NULL) receives the event of the last command. Call with cl->lock

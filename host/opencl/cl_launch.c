@@ -43,6 +43,19 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
     return CLMAX_OK;
 }
 
+static void CL_CALLBACK release_event(cl_event last, cl_int status, void *ev)
+{
+    (void)last;
+    (void)status;
+    CL(ReleaseEvent)((cl_event)ev);
+}
+
+void clmax_cl_release_after(cl_event last, cl_event ev)
+{
+    if (last == NULL || CL(SetEventCallback)(last, CL_COMPLETE, release_event, ev) != CL_SUCCESS)
+        CL(ReleaseEvent)(ev);
+}
+
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl)
 {
     return cl->info.is_cpu &&
@@ -189,12 +202,18 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     SET(7, n);
     SET(8, inner);
 #undef SET
+    cl_event combined = NULL;
     if (st == CLMAX_OK) {
         local[0] = wg;
         global[0] = group ? (size_t)nq * wg : round_up((size_t)nq, wg);
-        err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, global, local, 1, &reduced, done);
+        err =
+            CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, global, local, 1, &reduced, &combined);
         if (err != CL_SUCCESS) st = clmax_cl_fail("clEnqueueNDRangeKernel", err);
     }
-    CL(ReleaseEvent)(reduced);
+    clmax_cl_release_after(combined, reduced);
+    if (done)
+        *done = combined;
+    else if (combined)
+        CL(ReleaseEvent)(combined);
     return st;
 }
