@@ -45,7 +45,6 @@
     X(RetainContext)                                                                               \
     X(RetainDevice)                                                                                \
     X(RetainEvent)                                                                                 \
-    X(SetEventCallback)                                                                            \
     X(SetKernelArg)                                                                                \
     X(WaitForEvents)
 

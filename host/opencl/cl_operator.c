@@ -10,10 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-clmax_status clmax_cl_check_range(cl_mem m, const char *name, size_t offset, uint64_t bytes,
-                                  size_t align)
+clmax_status clmax_cl_check_context(const clmax_cl *cl, cl_mem m, const char *name)
 {
     CHECK_ARG(m != NULL, "%s is NULL", name);
+    cl_context c = NULL;
+    cl_int err = CL(GetMemObjectInfo)(m, CL_MEM_CONTEXT, sizeof c, &c, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("CL(GetMemObjectInfo)(CL_MEM_CONTEXT)", err);
+    /* OpenCL leaves a buffer of another context to the implementation, as it does events. */
+    CHECK_ARG(c == cl->context, "%s is a buffer of another OpenCL context than the clmax context's",
+              name);
+    return CLMAX_OK;
+}
+
+clmax_status clmax_cl_check_range(const clmax_cl *cl, cl_mem m, const char *name, size_t offset,
+                                  uint64_t bytes, size_t align)
+{
+    clmax_status st = clmax_cl_check_context(cl, m, name);
+    if (st != CLMAX_OK) return st;
     CHECK_ARG(offset % align == 0, "%s offset %zu is not a multiple of the element size %zu", name,
               offset, align);
     size_t size = 0;
@@ -229,12 +242,12 @@ static void end_chain(clmax_cl *cl, held_events *h, cl_event last, int hold)
         last = h->ev[--h->n];
         if (hold) scratch_add(cl, last);
         for (int i = 0; i < h->n; i++)
-            clmax_cl_release_after(last, h->ev[i]);
+            clmax_cl_release_after(cl, last, h->ev[i]);
         CL(ReleaseEvent)(last);
         return;
     }
     for (int i = 0; i < h->n; i++)
-        clmax_cl_release_after(last, h->ev[i]);
+        clmax_cl_release_after(cl, last, h->ev[i]);
 }
 
 clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *p, cl_mem x,
@@ -244,6 +257,10 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
                                        const cl_event *wait, cl_event *event)
 {
     clmax_cl *cl = ctx->cl;
+    if (eo != NULL && eo->scratch != NULL) {
+        clmax_status st = clmax_cl_check_context(cl, eo->scratch, "scratch");
+        if (st != CLMAX_OK) return st;
+    }
     enq_plan ep = plan_problem(ctx, p);
     uint64_t need = ep.scratch;
     /* prog: the reduce kernels (int64 indices into scratch for a wide problem); mprog: the merge,
@@ -264,7 +281,7 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
                       "scratch_size is %zu bytes; this operation needs %llu", eo->scratch_size,
                       (unsigned long long)need);
             CHECK_ARG(eo->scratch != x && eo->scratch != y, "scratch is the same buffer as x or y");
-            st = clmax_cl_check_range(eo->scratch, "scratch", 0, need, 1);
+            st = clmax_cl_check_range(cl, eo->scratch, "scratch", 0, need, 1);
             if (st != CLMAX_OK) return st;
             scratch = eo->scratch;
         } else {

@@ -11,6 +11,7 @@ static void cl_destroy(clmax_context *ctx)
     for (int i = 0; i < cl->nusers; i++)
         CL(ReleaseEvent)(cl->scratch_users[i]);
     free(cl->scratch_users);
+    clmax_cl_release_held(cl);
     if (cl->scratch) CL(ReleaseMemObject)(cl->scratch);
     clmax_cl_release_programs(cl);
     if (cl->copy_queue) CL(ReleaseCommandQueue)(cl->copy_queue);
