@@ -194,11 +194,11 @@ static clmax_status enqueue_arg(clmax_context *ctx, const clmax_tensor_desc *inp
                           (unsigned long long)p.n);
     uint64_t x_bytes = count * p.esize, y_bytes = outputs * (i32 ? 4 : 8);
     uint64_t v_bytes = outputs * p.esize;
-    st = clmax_cl_check_range(x, "x", x_offset, x_bytes, p.esize);
-    if (st == CLMAX_OK) st = clmax_cl_check_range(y, "y", y_offset, y_bytes, i32 ? 4 : 8);
+    st = clmax_cl_check_range(cl, x, "x", x_offset, x_bytes, p.esize);
+    if (st == CLMAX_OK) st = clmax_cl_check_range(cl, y, "y", y_offset, y_bytes, i32 ? 4 : 8);
     if (st == CLMAX_OK) st = check_apart(x, "x", x_offset, x_bytes, y, "y", y_offset, y_bytes);
     if (st == CLMAX_OK && with_values) {
-        st = clmax_cl_check_range(values, "values", v_offset, v_bytes, p.esize);
+        st = clmax_cl_check_range(cl, values, "values", v_offset, v_bytes, p.esize);
         if (st == CLMAX_OK)
             st = check_apart(values, "values", v_offset, v_bytes, x, "x", x_offset, x_bytes);
         if (st == CLMAX_OK)
@@ -281,8 +281,8 @@ clmax_status clmax_enqueue_hardmax(clmax_context *ctx, const clmax_tensor_desc *
     clmax_cl *cl = ctx->cl;
     if (count == 0) return enqueue_marker(cl, num_events, wait_list, event);
     uint64_t bytes = count * p.esize;
-    st = clmax_cl_check_range(x, "x", x_offset, bytes, p.esize);
-    if (st == CLMAX_OK) st = clmax_cl_check_range(y, "y", y_offset, bytes, p.esize);
+    st = clmax_cl_check_range(cl, x, "x", x_offset, bytes, p.esize);
+    if (st == CLMAX_OK) st = clmax_cl_check_range(cl, y, "y", y_offset, bytes, p.esize);
     if (st == CLMAX_OK) st = check_apart(x, "x", x_offset, bytes, y, "y", y_offset, bytes);
     if (st != CLMAX_OK) return st;
     pthread_mutex_lock(&cl->lock);

@@ -45,7 +45,14 @@ struct clmax_cl {
     clmax_cl_program **programs; /* stable addresses: the cache only grows */
     cl_mem scratch;              /* partial pairs of split reductions, for the enqueue API */
     size_t scratch_size;
-    cl_event scratch_event;                     /* the last enqueued work that uses scratch */
+    /* The chains that use scratch and may still run, oldest first, each after the one before
+     * (cl_operator.c scratch_after). */
+    cl_event *scratch_users;
+    int nusers, cap_users;
+    /* Inner events of chains, each released once its chain's last event is over
+     * (clmax_cl_release_after): pairs (last, inner), both referenced. */
+    cl_event (*held)[2];
+    int nheld, cap_held;
     const clmax_store *store;                   /* the context's: where built programs are kept */
     unsigned char features[CLMAX_CL_NFEATURES]; /* 1: the feature builds and runs right here */
     int features_known;
@@ -93,6 +100,14 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
  * that no fill goes before it. Only for a box that is the whole tensor (j0 0, FINAL). */
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl);
 
+/* Releases ev, the event of a command before last in one chain, once last has completed or failed:
+ * at a later call that finds it so (with cl->lock held), or when the context goes (at once where
+ * last is NULL). PoCL 3.1 aborts when such an event is released while its chain waits on an event
+ * that then fails. No callback: the release stays on the caller's thread. */
+void clmax_cl_release_after(clmax_cl *cl, cl_event last, cl_event ev);
+/* Releases every event that clmax_cl_release_after holds. */
+void clmax_cl_release_held(clmax_cl *cl);
+
 /* Enqueues the reduce kernel of plan pl over box b (and combine when the axis is split), after the
  * events of wait; *done (if not NULL) receives the event of the last command. Call with cl->lock
  * held. */
@@ -114,10 +129,12 @@ void clmax_cl_query_device(clmax_context *ctx);
 clmax_status clmax_opencl_init_from(clmax_context *ctx, cl_context context, cl_device_id device,
                                     cl_command_queue queue);
 
-/* cl_operator.c. Whether buffer m holds bytes from offset, offset a multiple of align (an argument
- * error names the buffer `name`). */
-clmax_status clmax_cl_check_range(cl_mem m, const char *name, size_t offset, uint64_t bytes,
-                                  size_t align);
+/* cl_operator.c. Whether buffer m is not NULL and belongs to cl's context (an argument error
+ * names the buffer `name`). */
+clmax_status clmax_cl_check_context(const clmax_cl *cl, cl_mem m, const char *name);
+/* That, and whether m holds bytes from offset, offset a multiple of align. */
+clmax_status clmax_cl_check_range(const clmax_cl *cl, cl_mem m, const char *name, size_t offset,
+                                  uint64_t bytes, size_t align);
 /* The bytes of scratch one operator call on problem p needs (0: none). */
 uint64_t clmax_cl_operator_scratch(const clmax_context *ctx, const clmax_problem *p);
 /* One operator call on device buffers, with cl->lock held: problem p over x at x_offset bytes,

@@ -1,6 +1,8 @@
 /* Launching the planned kernels over one box, shared by the host-pointer and enqueue paths. */
 #include "cl_internal.h"
 
+#include <stdlib.h>
+
 /* Segments per output from which GPUs merge them with a work-group each (combine_wg) rather than
  * a work-item each (combine). */
 #define GPU_COMBINE_WG_MIN 32
@@ -48,6 +50,56 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
     CL(ReleaseEvent)(mapped);
     if (err != CL_SUCCESS) return clmax_cl_fail("clEnqueueUnmapMemObject", err);
     return CLMAX_OK;
+}
+
+/* Releases the held pairs whose last event is over. */
+static void sweep_held(clmax_cl *cl)
+{
+    int k = 0;
+    for (int i = 0; i < cl->nheld; i++) {
+        cl_int s = CL_QUEUED;
+        cl_int err =
+            CL(GetEventInfo)(cl->held[i][0], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
+        if (err != CL_SUCCESS || s <= CL_COMPLETE) {
+            CL(ReleaseEvent)(cl->held[i][1]);
+            CL(ReleaseEvent)(cl->held[i][0]);
+        } else {
+            cl->held[k][0] = cl->held[i][0];
+            cl->held[k++][1] = cl->held[i][1];
+        }
+    }
+    cl->nheld = k;
+}
+
+void clmax_cl_release_after(clmax_cl *cl, cl_event last, cl_event ev)
+{
+    sweep_held(cl);
+    if (last != NULL && cl->nheld == cl->cap_held) {
+        int cap = cl->cap_held ? 2 * cl->cap_held : 8;
+        cl_event(*grown)[2] = realloc(cl->held, sizeof *grown * (size_t)cap);
+        if (grown != NULL) {
+            cl->held = grown;
+            cl->cap_held = cap;
+        }
+    }
+    if (last == NULL || cl->nheld == cl->cap_held) {
+        CL(ReleaseEvent)(ev);
+        return;
+    }
+    CL(RetainEvent)(last);
+    cl->held[cl->nheld][0] = last;
+    cl->held[cl->nheld++][1] = ev;
+}
+
+void clmax_cl_release_held(clmax_cl *cl)
+{
+    for (int i = 0; i < cl->nheld; i++) {
+        CL(ReleaseEvent)(cl->held[i][1]);
+        CL(ReleaseEvent)(cl->held[i][0]);
+    }
+    free(cl->held);
+    cl->held = NULL;
+    cl->nheld = cl->cap_held = 0;
 }
 
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl)
@@ -196,12 +248,18 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     SET(7, n);
     SET(8, inner);
 #undef SET
+    cl_event combined = NULL;
     if (st == CLMAX_OK) {
         local[0] = wg;
         global[0] = group ? (size_t)nq * wg : round_up((size_t)nq, wg);
-        err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, global, local, 1, &reduced, done);
+        err =
+            CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, global, local, 1, &reduced, &combined);
         if (err != CL_SUCCESS) st = clmax_cl_fail("clEnqueueNDRangeKernel", err);
     }
-    CL(ReleaseEvent)(reduced);
+    clmax_cl_release_after(cl, combined, reduced);
+    if (done)
+        *done = combined;
+    else if (combined)
+        CL(ReleaseEvent)(combined);
     return st;
 }

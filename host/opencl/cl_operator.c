@@ -10,10 +10,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-clmax_status clmax_cl_check_range(cl_mem m, const char *name, size_t offset, uint64_t bytes,
-                                  size_t align)
+clmax_status clmax_cl_check_context(const clmax_cl *cl, cl_mem m, const char *name)
 {
     CHECK_ARG(m != NULL, "%s is NULL", name);
+    cl_context c = NULL;
+    cl_int err = CL(GetMemObjectInfo)(m, CL_MEM_CONTEXT, sizeof c, &c, NULL);
+    if (err != CL_SUCCESS) return clmax_cl_fail("CL(GetMemObjectInfo)(CL_MEM_CONTEXT)", err);
+    /* OpenCL leaves a buffer of another context to the implementation, as it does events. */
+    CHECK_ARG(c == cl->context, "%s is a buffer of another OpenCL context than the clmax context's",
+              name);
+    return CLMAX_OK;
+}
+
+clmax_status clmax_cl_check_range(const clmax_cl *cl, cl_mem m, const char *name, size_t offset,
+                                  uint64_t bytes, size_t align)
+{
+    clmax_status st = clmax_cl_check_context(cl, m, name);
+    if (st != CLMAX_OK) return st;
     CHECK_ARG(offset % align == 0, "%s offset %zu is not a multiple of the element size %zu", name,
               offset, align);
     size_t size = 0;
@@ -168,16 +181,73 @@ static clmax_status enqueue_gather(clmax_cl *cl, const clmax_cl_program *prog,
     return enqueue_per_output(cl, k, "gather_values", count, wg, after, done);
 }
 
-/* After a step that followed event prev failed to enqueue: where prev's commands write the cached
- * scratch (hold), the next user of the scratch waits for prev; else prev is released. */
-static void drop_step(clmax_cl *cl, int hold, cl_event prev)
+/* The event the next user of the cached scratch waits for: the newest chain that uses it and has
+ * not failed (each chain waited for the one before, so it covers them). A failed chain ran
+ * nothing, and an event that has already failed must not be waited on: PoCL 3.1 never runs a
+ * command that does (a caller's failed wait list would hang every later call). Chains that are
+ * complete or failed are released. */
+static cl_event scratch_after(clmax_cl *cl)
 {
-    if (hold) {
-        if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
-        cl->scratch_event = prev;
-    } else {
-        CL(ReleaseEvent)(prev);
+    int k = 0;
+    for (int i = 0; i < cl->nusers; i++) {
+        cl_int s = CL_COMPLETE;
+        cl_int err = CL(GetEventInfo)(cl->scratch_users[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                      sizeof s, &s, NULL);
+        if (err != CL_SUCCESS || s < 0) {
+            CL(ReleaseEvent)(cl->scratch_users[i]);
+        } else if (s == CL_COMPLETE) { /* so are all before it */
+            while (k > 0)
+                CL(ReleaseEvent)(cl->scratch_users[--k]);
+            CL(ReleaseEvent)(cl->scratch_users[i]);
+        } else {
+            cl->scratch_users[k++] = cl->scratch_users[i];
+        }
     }
+    cl->nusers = k;
+    return k ? cl->scratch_users[k - 1] : NULL;
+}
+
+/* Takes a reference to ev, the end of a chain that uses the cached scratch. Where the list cannot
+ * grow, ev takes the newest's place (it waited for it; only its failure then loses the order). */
+static void scratch_add(clmax_cl *cl, cl_event ev)
+{
+    if (cl->nusers == cl->cap_users) {
+        int cap = cl->cap_users ? 2 * cl->cap_users : 8;
+        cl_event *grown = realloc(cl->scratch_users, sizeof(cl_event) * (size_t)cap);
+        if (grown == NULL) {
+            CL(ReleaseEvent)(cl->scratch_users[--cl->nusers]);
+        } else {
+            cl->scratch_users = grown;
+            cl->cap_users = cap;
+        }
+    }
+    CL(RetainEvent)(ev);
+    cl->scratch_users[cl->nusers++] = ev;
+}
+
+/* The events of an operator's commands before its last one, released once the last completes
+ * (clmax_cl_release_after), never before: PoCL 3.1 aborts when one is released while the chain
+ * waits on a caller's event that then fails. */
+typedef struct held_events {
+    cl_event ev[3];
+    int n;
+} held_events;
+
+/* Ends the chain at last (NULL: the step after held's last event failed to enqueue; that event
+ * is then the chain's end, kept as the scratch's last user where the chain writes the cached
+ * scratch (hold)). */
+static void end_chain(clmax_cl *cl, held_events *h, cl_event last, int hold)
+{
+    if (last == NULL && h->n > 0) {
+        last = h->ev[--h->n];
+        if (hold) scratch_add(cl, last);
+        for (int i = 0; i < h->n; i++)
+            clmax_cl_release_after(cl, last, h->ev[i]);
+        CL(ReleaseEvent)(last);
+        return;
+    }
+    for (int i = 0; i < h->n; i++)
+        clmax_cl_release_after(cl, last, h->ev[i]);
 }
 
 clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *p, cl_mem x,
@@ -187,6 +257,10 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
                                        const cl_event *wait, cl_event *event)
 {
     clmax_cl *cl = ctx->cl;
+    if (eo != NULL && eo->scratch != NULL) {
+        clmax_status st = clmax_cl_check_context(cl, eo->scratch, "scratch");
+        if (st != CLMAX_OK) return st;
+    }
     enq_plan ep = plan_problem(ctx, p);
     uint64_t need = ep.scratch;
     /* prog: the reduce kernels (int64 indices into scratch for a wide problem); mprog: the merge,
@@ -207,7 +281,7 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
                       "scratch_size is %zu bytes; this operation needs %llu", eo->scratch_size,
                       (unsigned long long)need);
             CHECK_ARG(eo->scratch != x && eo->scratch != y, "scratch is the same buffer as x or y");
-            st = clmax_cl_check_range(eo->scratch, "scratch", 0, need, 1);
+            st = clmax_cl_check_range(cl, eo->scratch, "scratch", 0, need, 1);
             if (st != CLMAX_OK) return st;
             scratch = eo->scratch;
         } else {
@@ -228,13 +302,15 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
 
     cl_event stack[WAIT_LIST_STACK], *list = NULL;
     cl_uint nlist = 0;
-    st = wait_list_with(nwait, wait, cached ? cl->scratch_event : NULL, stack, &list, &nlist);
+    st = wait_list_with(nwait, wait, cached ? scratch_after(cl) : NULL, stack, &list, &nlist);
     if (st != CLMAX_OK) return st;
+    held_events h = {{NULL}, 0};
     cl_event filled = NULL, done = NULL;
     if (mode == CLMAX_OUT_HARDMAX && (ep.g != 0 || !clmax_cl_fused_zeros(cl, &ep.pl))) {
         st = enqueue_zeros(cl, mprog, y, y_offset, y_bytes, nlist, list, &filled);
         wait_list_free(list, stack);
         if (st != CLMAX_OK) return st;
+        h.ev[h.n++] = filled;
         list = &filled;
         nlist = 1;
     }
@@ -253,30 +329,24 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
                       ep.g ? scratch : y,
                       ep.g ? ep.part_bytes / 8 : y_off};
     st = clmax_cl_enqueue_box(cl, prog, &ep.pl, &b, nlist, nlist ? list : NULL, &done);
+    if (!filled) wait_list_free(list, stack);
     if (st == CLMAX_OK && ep.g != 0) {
         cl_event reduced = done;
         done = NULL;
+        h.ev[h.n++] = reduced;
         st = enqueue_merge(cl, mprog, p, ep.g, x, x_offset / p->esize, scratch, ep.part_bytes / 8,
                            y, y_off, ep.pl.wg, reduced, &done);
-        drop_step(cl, st != CLMAX_OK && cached, reduced);
     }
     if (st == CLMAX_OK && values != NULL) {
         cl_event indexed = done;
         done = NULL;
+        h.ev[h.n++] = indexed;
         st = enqueue_gather(cl, mprog, p, x, x_offset / p->esize, y, y_off, values,
                             v_offset / p->esize, ep.pl.wg, indexed, &done);
-        drop_step(cl, st != CLMAX_OK && cached, indexed);
     }
-    if (filled)
-        CL(ReleaseEvent)(filled);
-    else
-        wait_list_free(list, stack);
+    end_chain(cl, &h, st == CLMAX_OK ? done : NULL, cached);
     if (st != CLMAX_OK) return st;
-    if (cached) {
-        if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
-        CL(RetainEvent)(done);
-        cl->scratch_event = done;
-    }
+    if (cached) scratch_add(cl, done);
     if (event)
         *event = done;
     else

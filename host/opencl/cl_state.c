@@ -8,7 +8,10 @@ static void cl_destroy(clmax_context *ctx)
 {
     clmax_cl *cl = ctx->cl;
     if (cl == NULL) return;
-    if (cl->scratch_event) CL(ReleaseEvent)(cl->scratch_event);
+    for (int i = 0; i < cl->nusers; i++)
+        CL(ReleaseEvent)(cl->scratch_users[i]);
+    free(cl->scratch_users);
+    clmax_cl_release_held(cl);
     if (cl->scratch) CL(ReleaseMemObject)(cl->scratch);
     clmax_cl_release_programs(cl);
     if (cl->copy_queue) CL(ReleaseCommandQueue)(cl->copy_queue);

@@ -210,3 +210,117 @@ Test(enqueue, empty_tensors_still_give_events)
     clmax_context_destroy(ctx);
     env_close(&e);
 }
+
+/* ---- A wait list that fails ------------------------------------------------------------------ */
+
+/* The call waits on a user event that then fails (a negative status): clmax's event must end with
+ * a negative status too, nothing may be written, and the process must live on. On PoCL 3.1 an
+ * operator of two kernels aborted here when clmax released the event between them before the
+ * chain was over. A call without an event (clmax releases every event of its own at once) follows
+ * the same way, then a call that is not gated must still give the right answer. */
+static void failed_wait_body(job *j)
+{
+    clenv e;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    job_offsets(j, 1, 1);
+    job_fill(j, FILL_MIXED, 1500);
+    j->preload = 1;
+    JOB_OK(job_buffers(&e, j, 0, NULL));
+    cl_int err;
+    for (int with_event = 1; with_event >= 0; with_event--) {
+        cl_event gate = clCreateUserEvent(e.context, &err);
+        CL_OK(err, "clCreateUserEvent");
+        if (with_event) {
+            if (job_enqueue(ctx, j, NULL, 1, &gate) != CLMAX_OK) cr_assert_fail("%s", j->err);
+        } else {
+            cl_event keep = j->done;
+            j->done = NULL;
+            if (job_enqueue(ctx, j, NULL, 1, &gate) != CLMAX_OK) cr_assert_fail("%s", j->err);
+            j->done = keep;
+        }
+        CL_OK(clSetUserEventStatus(gate, -5), "clSetUserEventStatus(-5)");
+        clReleaseEvent(gate);
+        if (with_event) {
+            err = clWaitForEvents(1, &j->done);
+            cr_assert_eq(err, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+                         "%s: clWaitForEvents on clmax's event gave %d", j->what, (int)err);
+            cl_int s = event_status(j->done);
+            cr_assert(s < 0, "%s: clmax's event ended with status %d after its wait list failed",
+                      j->what, (int)s);
+        }
+        clFinish(e.queue); /* may report the failed commands; the queue itself goes on */
+    }
+    unsigned char *got = test_malloc(j->ya.size);
+    CL_OK(clEnqueueReadBuffer(e.queue, j->ya.mem, CL_TRUE, 0, j->ya.size, got, 0, NULL, NULL),
+          "clEnqueueReadBuffer");
+    for (size_t i = 0; i < j->ya.size; i++)
+        cr_assert_eq(got[i], GUARD_BYTE, "%s: byte %zu of y was written after a failed wait list",
+                     j->what, i);
+    free(got);
+    clReleaseEvent(j->done);
+    j->done = NULL;
+    if (job_enqueue(ctx, j, NULL, 0, NULL) != CLMAX_OK) cr_assert_fail("%s", j->err);
+    JOB_OK(job_read(&e, j));
+    JOB_OK(job_wait(j));
+    JOB_OK(job_check(j));
+    job_free(j);
+    clmax_context_destroy(ctx);
+    env_close(&e);
+}
+
+/* the indices, then the values gathered at them */
+Test(enqueue, failed_wait_list_max_with_indices, .timeout = 300)
+{
+    const int64_t dims[2] = {37, 1000};
+    job j;
+    job_argmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+    j.values = 1;
+    failed_wait_body(&j);
+}
+
+/* long rows: the split's partial pairs, their combine, then the gather */
+Test(enqueue, failed_wait_list_split_with_indices, .timeout = 300)
+{
+    const int64_t dims[2] = {3, 200003};
+    job j;
+    job_argmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+    j.values = 1;
+    failed_wait_body(&j);
+}
+
+/* a strided axis with few lanes: zeros, the wide reduce, the merge */
+Test(enqueue, failed_wait_list_strided_hardmax, .timeout = 300)
+{
+    const int64_t dims[2] = {1000, 3};
+    job j;
+    job_hardmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 0);
+    failed_wait_body(&j);
+}
+
+/* a strided axis with many lanes */
+Test(enqueue, failed_wait_list_wide_hardmax, .timeout = 300)
+{
+    const int64_t dims[2] = {200, 5003};
+    job j;
+    job_hardmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 0);
+    failed_wait_body(&j);
+}
+
+/* ArgMax of long rows: the split and its combine */
+Test(enqueue, failed_wait_list_split_argmax, .timeout = 300)
+{
+    const int64_t dims[2] = {3, 200003};
+    job j;
+    job_argmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+    failed_wait_body(&j);
+}
+
+/* one kernel */
+Test(enqueue, failed_wait_list_argmax, .timeout = 300)
+{
+    const int64_t dims[2] = {37, 1000};
+    job j;
+    job_argmax(&j, CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+    failed_wait_body(&j);
+}

@@ -6,6 +6,7 @@
 #include "enqueue_common.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- Misuse --------------------------------------------------------------------------------- */
@@ -293,4 +294,109 @@ Test(enqueue, cpu_context_refuses)
     cr_assert_eq(o.scratch_size, 0);
     clmax_enqueue_options_init(NULL);
     clmax_context_destroy(cpu);
+}
+
+/* ---- Buffers of another context ------------------------------------------------------------- */
+
+/* Whether arena a of env e still holds its image: nothing was written to it. */
+static void expect_untouched(const clenv *e, const arena *a, const char *what)
+{
+    unsigned char *got = test_malloc(a->size);
+    read_back(e, a->mem, 0, a->size, got);
+    cr_assert(memcmp(got, a->image, a->size) == 0, "%s was written by a refused call", what);
+    free(got);
+}
+
+/* A buffer of a second cl_context on the same device, passed as each buffer argument in turn (x,
+ * y, values, scratch) of ArgMax, MaxWithIndices and Hardmax: refused before anything is enqueued,
+ * the message naming the argument, and no buffer written, the caller's outputs included. */
+Test(enqueue, buffers_of_another_context)
+{
+    clenv e, oe;
+    env_open(&e, 0);
+    clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
+    cl_int err;
+    oe = e;
+    oe.context = clCreateContext(NULL, 1, &e.device, NULL, NULL, &err);
+    CL_OK(err, "clCreateContext");
+    oe.queue = clCreateCommandQueue(oe.context, e.device, 0, &err);
+    CL_OK(err, "clCreateCommandQueue");
+
+    const int64_t dims[2] = {3, 200003}; /* long rows: split where the planner is free, scratch */
+    job jobs[3];
+    job_argmax(&jobs[0], CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+    job_argmax(&jobs[1], CLMAX_TYPE_FLOAT32, 2, dims, 13, 1, 1, 0);
+    jobs[1].values = 1;
+    job_hardmax(&jobs[2], CLMAX_TYPE_FLOAT32, 2, dims, 13, 1);
+    static const char *const names[4] = {"x", "y", "values", "scratch"};
+    for (int k = 0; k < 3; k++) {
+        job *j = &jobs[k];
+        job_offsets(j, 1, 1);
+        job_fill(j, FILL_MIXED, 1600 + (uint64_t)k);
+        j->preload = 1;
+        JOB_OK(job_buffers(&e, j, 0, NULL));
+        size_t scratch_bytes = 0;
+        if (j->hardmax)
+            ST_OK(clmax_hardmax_scratch_size(ctx, &j->desc, &j->ha, &scratch_bytes),
+                  "clmax_hardmax_scratch_size");
+        else
+            ST_OK(clmax_argmax_scratch_size(ctx, &j->desc, &j->aa, &scratch_bytes),
+                  "clmax_argmax_scratch_size");
+        /* foreign copies of every buffer: the same sizes and contents, another context */
+        arena fx, fy, fv, fs;
+        JOB_OK(arena_make(&oe, &fx, j->x_off, j->x_bytes, j->x, 1));
+        JOB_OK(arena_make(&oe, &fy, j->y_off, j->y_bytes, NULL, 1));
+        JOB_OK(arena_make(&oe, &fv, j->v_off, j->v_bytes ? j->v_bytes : 8, NULL, 1));
+        JOB_OK(arena_make(&oe, &fs, 0, scratch_bytes ? scratch_bytes : 8, NULL, 1));
+        for (int arg = 0; arg < 4; arg++) {
+            if (arg == 2 && !j->values) continue;
+            cl_mem x = arg == 0 ? fx.mem : j->xa.mem, y = arg == 1 ? fy.mem : j->ya.mem;
+            cl_mem v = arg == 2 ? fv.mem : j->va.mem;
+            clmax_enqueue_options o;
+            clmax_enqueue_options_init(&o);
+            if (arg == 3) {
+                o.scratch = fs.mem;
+                o.scratch_size = fs.size;
+            }
+            cl_event ev = NULL;
+            clmax_status st =
+                j->hardmax ? clmax_enqueue_hardmax(ctx, &j->desc, x, j->x_off, &j->ha, y, j->y_off,
+                                                   &o, 0, NULL, &ev)
+                : j->values
+                    ? clmax_enqueue_max_with_indices(ctx, &j->desc, x, j->x_off, &j->aa, v,
+                                                     j->v_off, y, j->y_off, &o, 0, NULL, &ev)
+                    : clmax_enqueue_argmax(ctx, &j->desc, x, j->x_off, &j->aa, y, j->y_off, &o, 0,
+                                           NULL, &ev);
+            cr_assert_eq(st, CLMAX_ERROR_INVALID_ARGUMENT,
+                         "%s, %s of another context: status %d (%s): %s", j->what, names[arg],
+                         (int)st, clmax_status_string(st), clmax_last_error());
+            char want[64];
+            snprintf(want, sizeof want, "%s is a buffer of another OpenCL context", names[arg]);
+            EXPECT_MSG(want);
+            cr_assert_null(ev, "%s: a refused call gave an event", j->what);
+        }
+        CL_OK(clFinish(e.queue), "clFinish");
+        CL_OK(clFinish(oe.queue), "clFinish");
+        expect_untouched(&e, &j->xa, "x");
+        expect_untouched(&e, &j->ya, "y");
+        if (j->values) expect_untouched(&e, &j->va, "values");
+        expect_untouched(&oe, &fx, "the foreign x");
+        expect_untouched(&oe, &fy, "the foreign y");
+        expect_untouched(&oe, &fv, "the foreign values");
+        expect_untouched(&oe, &fs, "the foreign scratch");
+        arena_free(&fx);
+        arena_free(&fy);
+        arena_free(&fv);
+        arena_free(&fs);
+        /* the same call on the clmax context's buffers is taken */
+        if (job_enqueue(ctx, j, NULL, 0, NULL) != CLMAX_OK) cr_assert_fail("%s", j->err);
+        JOB_OK(job_read(&e, j));
+        JOB_OK(job_wait(j));
+        JOB_OK(job_check(j));
+        job_free(j);
+    }
+    clReleaseCommandQueue(oe.queue);
+    clReleaseContext(oe.context);
+    clmax_context_destroy(ctx);
+    env_close(&e);
 }
