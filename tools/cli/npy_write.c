@@ -53,8 +53,11 @@ static int fail(char *err, size_t err_size, const char *fmt, ...)
 static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
 static const int crashes[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 
+static pid_t owner; /* the process that made them: not a child forked by a library */
+
 static void remove_pending(void)
 {
+    if (getpid() != owner) return;
     for (int k = 0; k < MAX_PENDING; k++) {
         char *tmp = pending_tmp_paths[k];
         if (tmp != NULL) unlink(tmp);
@@ -81,6 +84,7 @@ static void watch_signals(void)
 
     if (watching) return;
     watching = 1;
+    owner = getpid();
     atexit(remove_pending);
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
