@@ -23,7 +23,7 @@
 typedef struct feature {
     const char *name;
     const char *options; /* what the kernel files get when it works (kernels/common.cl, vec.cl) */
-    const char *body;    /* the probe's statement: y[i] must become x[i] + 1 */
+    const char *body;    /* the probe's statement: y[i] must become x[i] + 1 (x[0] is 7) */
 } feature;
 
 static const feature features[CLMAX_CL_NFEATURES] = {
@@ -32,6 +32,13 @@ static const feature features[CLMAX_CL_NFEATURES] = {
     {"nontemporal_store",
      "-DCLMAX_NT_STORE=__builtin_nontemporal_store -DCLMAX_NT_FENCE=__builtin_ia32_sfence",
      "CLMAX_NT_STORE(x[i] + 1u, y + i); CLMAX_NT_FENCE();"},
+    /* Not optional: a loop must run to its end. Mesa's llvmpipe (rusticl) ends every loop after
+     * 65535 iterations, so the kernels' long loops would give wrong answers there. Item 0 runs a
+     * generator 70000 steps (no closed form the compiler could fold) and checks its state. */
+    {"long_loops", "",
+     "uint n = i == 0 ? (x[0] == 7u ? 70000u : 1u) : 0u, c = 0; "
+     "for (uint j = 0; j < n; j++) c = c * 1664525u + 1013904223u; "
+     "y[i] = x[i] + 1u + (c ^ (i == 0 ? 0x66C58730u : 0u));"},
 };
 
 static char *probe_source(const feature *f)
@@ -116,8 +123,8 @@ static void build_in_children(clmax_cl *cl, signed char *built)
     }
 }
 
-/* Whether the probe builds and runs right here, on a queue of its own (never the caller's): 1 it
- * does, 0 it does not build or gives a wrong answer, -1 it could not be run (resources). */
+/* Whether the probe, built in a child already, builds and runs right here, on a queue of its own
+ * (never the caller's): 1 it does, 0 it gives a wrong answer, -1 it could not be run. */
 static int runs_here(clmax_cl *cl, const feature *f)
 {
     cl_program prog = NULL;
@@ -128,7 +135,7 @@ static int runs_here(clmax_cl *cl, const feature *f)
     for (cl_uint i = 0; i < PROBE_ITEMS; i++)
         in[i] = 3 * i + 7, out[i] = 0;
     cl_mem x = NULL, y = NULL;
-    int ok = k != NULL ? -1 : 0;
+    int ok = -1;
     if (q != NULL) {
         x = CL(CreateBuffer)(cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof in, in,
                              &err);
