@@ -67,6 +67,11 @@ static cl_kernel build_probe(cl_context context, cl_device_id device, const feat
     return k;
 }
 
+static void child_exit_now(void)
+{
+    _exit(1);
+}
+
 /* Builds the probe of each feature in a child process, which writes a byte per answer to a pipe:
  * built[i] is 1 (built), 0 (failed: the child said so, or died while building it) or -1 (no
  * answer: no child could be made, or none came in time; not kept). A child that dies is followed
@@ -82,6 +87,9 @@ static void build_in_children(clmax_cl *cl, signed char *built)
         pid_t pid = fork();
         if (pid == 0) {
             close(fds[0]);
+            /* A driver that ends the child with exit() must not run the parent's exit handlers
+             * in it (output files removed, stdio flushed twice, a leak checker's report). */
+            atexit(child_exit_now);
             /* A compiler that fails here says so on stderr; that failure is the answer, not news.
              */
             int null = open("/dev/null", O_WRONLY);
