@@ -9,7 +9,18 @@
 
 #include <criterion/parameterized.h>
 
-TestSuite(cache_damage, .fini = cache_cleanup, .timeout = 120);
+/* The entries seed_in read, freed with the folders when the test ends. */
+static unsigned char *g_seeded[4];
+static int g_nseeded;
+
+static void damage_cleanup(void)
+{
+    while (g_nseeded > 0)
+        free(g_seeded[--g_nseeded]);
+    cache_cleanup();
+}
+
+TestSuite(cache_damage, .fini = damage_cleanup, .timeout = 120);
 
 /* One program's entry in a cache folder: its path, content and key text. */
 typedef struct seeded {
@@ -32,6 +43,8 @@ static void seed_in(seeded *s, const char *dir, clmax_type type, const char *ski
     else
         cache_other_entry(dir, skip, s->path, sizeof s->path);
     s->data = file_read(s->path, &s->size);
+    cr_assert_lt(g_nseeded, 4, "more entries seeded than kept");
+    g_seeded[g_nseeded++] = s->data;
     s->key = entry_check(s->data, s->size, &s->key_len);
 }
 
