@@ -50,9 +50,9 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     ctx->cpu_avx512_off = avx512_off;
 
     if (backend != CLMAX_BACKEND_CPU) {
+        clmax_open_store(ctx, &o, cache_limit); /* before the device's probes, which it keeps */
         st = clmax_opencl_init(ctx, device);
         if (st == CLMAX_OK) {
-            clmax_open_store(ctx, &o, cache_limit);
             ctx->backend = CLMAX_BACKEND_OPENCL;
             ctx->fallback = backend == CLMAX_BACKEND_AUTO;
             *out = ctx;

@@ -24,6 +24,9 @@ typedef struct clmax_device_info {
     size_t max_wg;          /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     uint64_t max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     uint64_t local_mem;     /* CL_DEVICE_LOCAL_MEM_SIZE */
+    /* Loop iterations a work-item may run, all its loops together, before the device ends them
+     * (measured: host/opencl/cl_features.c); 0 where none was found. */
+    uint64_t loop_limit;
 } clmax_device_info;
 
 typedef enum clmax_kernel_kind {
@@ -78,9 +81,23 @@ typedef struct clmax_plan {
     size_t elem_size;    /* bytes per element */
 } clmax_plan;
 
+/* Loop iterations the planner lets one work-item run on a device with a loop limit (half of it:
+ * the bounds below are read off the kernels by hand), or UINT64_MAX where it has none. */
+static inline uint64_t clmax_loop_budget(const clmax_device_info *dev)
+{
+    return dev->loop_limit ? dev->loop_limit / 2 : UINT64_MAX;
+}
+
+/* Steps of the fixed loops a work-item may run besides those over its elements: the edges and
+ * tails of vectors, lane merges, the work-group tree. */
+#define CLMAX_LOOP_SLACK 256
+
 /* Plan a box of [rows, n, inner] (all >= 1) of elements of elem_size bytes. forced != AUTO
  * overrides the choice of strategy. */
 clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64_t n,
                              uint64_t inner, size_t elem_size, clmax_strategy forced);
+
+/* Loop iterations one work-item of plan pl's reduce kernel runs at most (all its loops). */
+uint64_t clmax_plan_item_loops(const clmax_plan *pl);
 
 #endif

@@ -60,12 +60,12 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;
     ctx->cpu_avx512_off = avx512_off;
+    clmax_open_store(ctx, &o, cache_limit); /* before the device's probes, which it keeps */
     st = clmax_opencl_init_from(ctx, context, device, queue);
     if (st != CLMAX_OK) {
         free(ctx);
         return st;
     }
-    clmax_open_store(ctx, &o, cache_limit);
     ctx->backend = CLMAX_BACKEND_OPENCL;
     *out = ctx;
     return CLMAX_OK;

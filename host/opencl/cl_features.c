@@ -32,13 +32,6 @@ static const feature features[CLMAX_CL_NFEATURES] = {
     {"nontemporal_store",
      "-DCLMAX_NT_STORE=__builtin_nontemporal_store -DCLMAX_NT_FENCE=__builtin_ia32_sfence",
      "CLMAX_NT_STORE(x[i] + 1u, y + i); CLMAX_NT_FENCE();"},
-    /* Not optional: a loop must run to its end. Mesa's llvmpipe (rusticl) ends every loop after
-     * 65535 iterations, so the kernels' long loops would give wrong answers there. Item 0 runs a
-     * generator 70000 steps (no closed form the compiler could fold) and checks its state. */
-    {"long_loops", "",
-     "uint n = i == 0 ? (x[0] == 7u ? 70000u : 1u) : 0u, c = 0; "
-     "for (uint j = 0; j < n; j++) c = c * 1664525u + 1013904223u; "
-     "y[i] = x[i] + 1u + (c ^ (i == 0 ? 0x66C58730u : 0u));"},
 };
 
 static char *probe_source(const feature *f)
@@ -167,33 +160,120 @@ static int runs_here(clmax_cl *cl, const feature *f)
     return ok;
 }
 
+/* ---- How long a work-item's loops may run -----------------------------------------------------
+ * Mesa's llvmpipe (rusticl's CPU device) ends a work-item's loops after 65535 iterations, all its
+ * loops counted together, and goes on with the values it has: wrong answers, no error. The planner
+ * keeps each work-item's loops within the limit found here (clmax_device_info.loop_limit). Work-item
+ * 0 steps a generator of period 2^32 LOOP_STEPS times, and the host finds how many steps ran from
+ * its last state (a counter could be folded into the loop's bound by a compiler; the state
+ * cannot). */
+#define LOOP_STEPS (1u << 20)
+#define LOOP_LIMIT_MIN 16384 /* below this the kernels' fixed loops alone might not fit */
+#define LOOPS_WRONG UINT64_MAX /* the state matched no step count */
+
+static const char *loop_source = "__kernel void probe(__global uint *y, uint n)\n{\n"
+                                 "    uint s = 1u;\n    for (uint j = 0; j < n; j++)\n"
+                                 "        s = s * 1664525u + 1013904223u;\n    y[0] = s;\n}\n";
+
+/* The steps the probe's loop ran (LOOP_STEPS: all), -2 where its state matched no step count, or
+ * -1 where it could not run. */
+static int64_t loop_steps(clmax_cl *cl)
+{
+    cl_int err;
+    cl_program prog = CL(CreateProgramWithSource)(cl->context, 1, &loop_source, NULL, &err);
+    cl_kernel k = NULL;
+    if (prog != NULL && CL(BuildProgram)(prog, 1, &cl->device, "", NULL, NULL) == CL_SUCCESS)
+        k = CL(CreateKernel)(prog, "probe", &err);
+    cl_command_queue q = k ? CL(CreateCommandQueue)(cl->context, cl->device, 0, &err) : NULL;
+    cl_uint state = 0, n = LOOP_STEPS;
+    cl_mem y = q ? CL(CreateBuffer)(cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                    sizeof state, &state, &err)
+                 : NULL;
+    size_t one = 1;
+    int64_t steps = -1;
+    if (y != NULL && CL(SetKernelArg)(k, 0, sizeof y, &y) == CL_SUCCESS &&
+        CL(SetKernelArg)(k, 1, sizeof n, &n) == CL_SUCCESS &&
+        CL(EnqueueNDRangeKernel)(q, k, 1, NULL, &one, &one, 0, NULL, NULL) == CL_SUCCESS &&
+        CL(EnqueueReadBuffer)(q, y, CL_TRUE, 0, sizeof state, &state, 0, NULL, NULL) ==
+            CL_SUCCESS) {
+        steps = -2;
+        cl_uint s = 1u;
+        for (int64_t i = 0; i <= LOOP_STEPS; i++, s = s * 1664525u + 1013904223u)
+            if (s == state) {
+                steps = i;
+                break;
+            }
+    }
+    if (y) CL(ReleaseMemObject)(y);
+    if (q) CL(ReleaseCommandQueue)(q);
+    if (k) CL(ReleaseKernel)(k);
+    if (prog) CL(ReleaseProgram)(prog);
+    return steps;
+}
+
+/* Fills cl->info.loop_limit and cl->loops_wrong from the store, else by running the probe; 0 if
+ * the answer is not to be kept (the probe could not run). */
+static int probe_loop_limit(clmax_cl *cl)
+{
+    clmax_cl_cache_entry e;
+    int stored = clmax_cl_cache_name(cl, 0, NULL, NULL, "feature=loop_limit", &e);
+    size_t size = 0;
+    unsigned char *bytes = stored ? clmax_cl_cache_load(cl, &e, &size) : NULL;
+    uint64_t answer = 0;
+    int known = 0;
+    if (bytes != NULL && size == 8) {
+        for (int i = 7; i >= 0; i--)
+            answer = answer << 8 | bytes[i];
+        known = 1;
+    }
+    free(bytes);
+    if (!known) {
+        int64_t steps = loop_steps(cl);
+        if (steps == -1) return 0;
+        answer = steps == -2 ? LOOPS_WRONG : steps == LOOP_STEPS ? 0 : (uint64_t)steps;
+        unsigned char out[8];
+        for (int i = 0; i < 8; i++)
+            out[i] = (unsigned char)(answer >> 8 * i);
+        if (stored) clmax_cl_cache_save_bytes(cl, &e, out, sizeof out);
+    }
+    cl->loops_wrong = answer == LOOPS_WRONG || (answer != 0 && answer < LOOP_LIMIT_MIN);
+    cl->info.loop_limit = cl->loops_wrong ? 0 : answer;
+    return 1;
+}
+
 /* This process's answers, per device: the store may be off, and a context is made per call. */
 static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     cl_device_id device;
     unsigned char works[CLMAX_CL_NFEATURES];
+    uint64_t loop_limit;
+    int loops_wrong;
 } known[16];
 static int nknown;
 
-static int from_process(cl_device_id device, unsigned char *works)
+static int from_process(clmax_cl *cl)
 {
     int found = 0;
     pthread_mutex_lock(&known_lock);
     for (int i = 0; i < nknown && !found; i++)
-        if (known[i].device == device) {
-            memcpy(works, known[i].works, CLMAX_CL_NFEATURES);
+        if (known[i].device == cl->device) {
+            memcpy(cl->features, known[i].works, CLMAX_CL_NFEATURES);
+            cl->info.loop_limit = known[i].loop_limit;
+            cl->loops_wrong = known[i].loops_wrong;
             found = 1;
         }
     pthread_mutex_unlock(&known_lock);
     return found;
 }
 
-static void keep_in_process(cl_device_id device, const unsigned char *works)
+static void keep_in_process(const clmax_cl *cl)
 {
     pthread_mutex_lock(&known_lock);
     if (nknown < (int)(sizeof known / sizeof known[0])) {
-        known[nknown].device = device;
-        memcpy(known[nknown].works, works, CLMAX_CL_NFEATURES);
+        known[nknown].device = cl->device;
+        memcpy(known[nknown].works, cl->features, CLMAX_CL_NFEATURES);
+        known[nknown].loop_limit = cl->info.loop_limit;
+        known[nknown].loops_wrong = cl->loops_wrong;
         nknown++;
     }
     pthread_mutex_unlock(&known_lock);
@@ -202,11 +282,11 @@ static void keep_in_process(cl_device_id device, const unsigned char *works)
 void clmax_cl_probe_features(clmax_cl *cl)
 {
     if (cl->features_known) return;
-    if (from_process(cl->device, cl->features)) {
+    if (from_process(cl)) {
         cl->features_known = 1;
         return;
     }
-    int conclusive = 1, tried = 0;
+    int conclusive = probe_loop_limit(cl), tried = 0;
     signed char built[CLMAX_CL_NFEATURES];
     for (int i = 0; i < CLMAX_CL_NFEATURES; i++) {
         const feature *f = &features[i];
@@ -232,7 +312,7 @@ void clmax_cl_probe_features(clmax_cl *cl)
         }
         if (stored) clmax_cl_cache_save_bytes(cl, &e, &cl->features[i], 1);
     }
-    if (conclusive) keep_in_process(cl->device, cl->features);
+    if (conclusive) keep_in_process(cl);
     cl->features_known = 1;
 }
 

@@ -23,8 +23,7 @@ typedef enum clmax_out_mode {
 enum {
     CLMAX_CL_PREFETCH = 0,
     CLMAX_CL_NT_STORE = 1,
-    CLMAX_CL_LONG_LOOPS = 2, /* not optional: without it the device is not used */
-    CLMAX_CL_NFEATURES = 3
+    CLMAX_CL_NFEATURES = 2
 };
 
 /* One built program: a (type, tie rule, work-group size, output) specialisation of the kernel
@@ -60,6 +59,7 @@ struct clmax_cl {
     int nheld, cap_held;
     const clmax_store *store;                   /* the context's: where built programs are kept */
     unsigned char features[CLMAX_CL_NFEATURES]; /* 1: the feature builds and runs right here */
+    int loops_wrong; /* the loop probe's answer was wrong, or its limit too low: not used */
     int features_known;
 };
 
@@ -69,8 +69,9 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
                                   clmax_out_mode mode, const clmax_cl_program **out);
 void clmax_cl_release_programs(clmax_cl *cl);
 
-/* cl_features.c. Fills cl->features (once; with cl->lock held), from the store when it has the
- * answers, else by trying each feature. */
+/* cl_features.c. Fills cl->features, cl->info.loop_limit and cl->loops_wrong (once, before the
+ * first plan: clmax_cl_query_device calls it), from the store when it has the answers, else by
+ * trying each feature and measuring the loop limit. */
 void clmax_cl_probe_features(clmax_cl *cl);
 /* The build options that turn feature on ("" where it does not work here). */
 const char *clmax_cl_feature_options(const clmax_cl *cl, int feature);

@@ -163,6 +163,16 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     size_t global[2], local[2];
     cl_uint dims = 1;
     clmax_status st;
+    /* The combine pass merges with a work-group per output on GPUs, and also where a device's loop
+     * limit (clmax_loop_budget) is below one work-item's merge of every segment. */
+    uint64_t budget = clmax_loop_budget(&cl->info);
+    int group = (!cl->info.is_cpu && pl->nseg >= GPU_COMBINE_WG_MIN) ||
+                pl->nseg + CLMAX_LOOP_SLACK > budget;
+    if (pl->nseg > 1 && group && (pl->nseg + wg - 1) / wg + CLMAX_LOOP_SLACK > budget)
+        return clmax_fail(CLMAX_ERROR_OPENCL,
+                          "an axis of %llu elements needs longer loops than the device runs "
+                          "(it ends a work-item's loops after %llu iterations)",
+                          (unsigned long long)b->n, (unsigned long long)cl->info.loop_limit);
     if (pl->kernel == CLMAX_KERNEL_STRIDED) {
         /* Groups of wg items even where inner is narrow: (row, segment) pairs fill the rest of a
          * group (dimension 1), as a GPU holds only so many groups per compute unit. */
@@ -232,7 +242,6 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
 
     cl_ulong count = nq, nseg = pl->nseg, out_off = b->out_off, n = b->n, inner = b->inner;
     cl_int flags = b->flags;
-    int group = !cl->info.is_cpu && pl->nseg >= GPU_COMBINE_WG_MIN;
     k = group ? prog->combine_wg : prog->combine;
     st = CLMAX_OK;
 #define SET(i, v)                                                                                  \

@@ -112,6 +112,12 @@ static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl
         global = GPU_FILL_ITEMS_PER_CU * (size_t)cl->info.compute_units;
         if (global > words) global = (size_t)words; /* small outputs */
     }
+    /* Each work-item's words in one run within the device's loop limit (clmax_loop_budget). */
+    uint64_t most = clmax_loop_budget(&cl->info) - CLMAX_LOOP_SLACK;
+    if ((words + (uint64_t)global * per - 1) / ((uint64_t)global * per) * per > most) {
+        per = most;
+        global = (size_t)((words + per - 1) / per);
+    }
     err = CL(SetKernelArg)(prog->fill_zero, 0, sizeof y, &y);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 1, sizeof o, &o);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 2, sizeof len, &len);

@@ -46,6 +46,7 @@ static void state_ready(clmax_context *ctx)
 {
     clmax_cl_query_device(ctx);
     ctx->cl->store = &ctx->store;
+    clmax_cl_probe_features(ctx->cl); /* the loop limit, before the first plan */
     ctx->iface = &cl_iface;
 }
 
