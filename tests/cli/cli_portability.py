@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The clmax CLI on the other OpenCL implementations installed here: Mesa's rusticl (llvmpipe)
-and the Oclgrind simulator. Each first call on a fresh cache tries the kernel features (see
-host/opencl/cl_features.c), some of which fail there (rusticl's translator ends the probing child
-process). Under Oclgrind's checks every operator gives the CPU path's bytes, names the device with
+and the Oclgrind simulator. Each first call on a fresh cache tries the kernel features and
+measures the loop limit (see host/opencl/cl_features.c); some features fail there (rusticl's
+translator ends the probing child process). On rusticl and under Oclgrind's checks every operator gives the CPU path's bytes, names the device with
 -v, leaves no temporary file and reports nothing. Skipped where the implementation is not
 installed.
 
@@ -12,7 +12,23 @@ import shutil
 import subprocess
 import sys
 
-from cli_common import (Skip, case, ref_argmax, ref_hardmax, sample, main)
+from cli_common import (Skip, case, np, ref_argmax, ref_hardmax, sample, main)
+
+
+def late_maxima(shape, axis):
+    """float32 values (small integers) with each line's maximum (and a tie of it) past the first 100000 steps along
+    axis, or in its last quarter: a device that ends loops early misses them."""
+    n = np()
+    rng = n.random.default_rng(7)
+    x = rng.integers(-1000, 1000, size=shape).astype(n.float32)
+    moved = n.moveaxis(x, axis, -1)  # a view: writes go to x
+    length = moved.shape[-1]
+    lo = min(100000, length * 3 // 4)
+    for i, line in enumerate(n.ndindex(*moved.shape[:-1])):
+        at = int(rng.integers(lo, length - 1))
+        moved[line + (at,)] = 5000 + i
+        moved[line + (at + 1,)] = 5000 + i
+    return x
 
 
 def run_on(ctx, prefix, env, device, name):
@@ -44,27 +60,39 @@ def run_on(ctx, prefix, env, device, name):
 
 @case("portability.rusticl")
 def _(ctx):
-    """rusticl's llvmpipe ends every kernel loop after 65535 iterations: clmax finds that out on
-    the first call and does not use the device (the CPU path answers in auto mode, and says why;
-    a forced device is an error) rather than give wrong answers."""
+    """rusticl's llvmpipe ends a work-item's loops after 65535 iterations and goes on with wrong
+    values: clmax measures that on the first call and plans within it. Every operator gives the
+    CPU path's bytes there, on short axes and on axes far longer than the limit (contiguous and
+    strided), from a fresh cache and from the stored answers."""
     if os.environ.get("CLMAX_BACKEND", "").lower() == "cpu":
         raise Skip("CLMAX_BACKEND=cpu: auto would not try the device")
-    x = sample("<f4", (6, 37), seed=31)
-    ctx.save("in.npy", x)
-    env = {"RUSTICL_ENABLE": "llvmpipe", "CLMAX_CACHE_DIR": ctx.path("cache")}
-    p = ctx.run("devices", env=env)
-    if "llvmpipe" not in p.stdout.decode("utf-8", "replace"):
-        raise Skip("rusticl is not installed here")
-    why = r"ends kernel loops early"
-    # First, on a fresh cache: the probing child process that rusticl ends must not take the
-    # output's temporary file with it.
-    ctx.run("argmax", "in.npy", "a.npy", "--axis=1", "--device=llvmpipe", "--backend=auto",
-            env=env, err=r"^clmax: warning: the OpenCL device failed, the CPU path computed the "
-            r"answer: [^\n]*" + why)
-    ctx.check("a.npy", ref_argmax(x, 1))
-    ctx.run("argmax", "in.npy", "b.npy", "--axis=1", "--device=llvmpipe", env=env, rc=1,
-            err=why)
-    assert not os.path.exists(ctx.path("b.npy"))
+    env = {"RUSTICL_ENABLE": "llvmpipe"}
+    run_on(ctx, [], env, "llvmpipe", "rusticl")
+    base = dict(os.environ, CLMAX_CACHE_DIR=ctx.path("cache"), **env)
+    for shape, axis in (((2, 150001), 1), ((1, 140000, 3), 1), ((70001, 2), 0)):
+        x = late_maxima(shape, axis)
+        ctx.save("long.npy", x)
+        wants = (("argmax", ref_argmax(x, axis)),
+                 ("hardmax", ref_hardmax(x, axis, 13, "<f4", 1.0)))
+        # Each strategy and both kinds' plans: some would run a work-item's loops past the limit.
+        for strategy in ("auto", "rows", "strided", "split"):
+            for plan in ("auto", "gpu"):
+                for op, want in wants:
+                    full_env = dict(base, CLMAX_STRATEGY=strategy, CLMAX_PLAN=plan)
+                    cmd = [ctx.exe, op, "long.npy", "o.npy", "--axis=%d" % axis,
+                           "--device=llvmpipe", "-v"]
+                    p = subprocess.run(cmd, cwd=ctx.dir, capture_output=True, env=full_env,
+                                       timeout=300)
+                    err = p.stderr.decode("utf-8", "replace")
+                    shown = "$ CLMAX_STRATEGY=%s CLMAX_PLAN=%s %s (shape %s)\n--- exit %d\n" \
+                        "--- stderr:\n%s" % (strategy, plan, " ".join(cmd), shape, p.returncode,
+                                             err)
+                    assert p.returncode == 0 and "llvmpipe" in err, shown
+                    assert "warning" not in err, shown
+                    try:
+                        ctx.check("o.npy", want)
+                    except AssertionError as e:
+                        raise AssertionError("%s\n%s" % (shown, e)) from None
 
 
 @case("portability.oclgrind")
