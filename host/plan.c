@@ -69,11 +69,11 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         /* A block of lanes runs a loop step per lane and row: on a device with a loop limit its
          * segments would be a few rows long, so a lane per work-item there. */
         uint64_t tile = inner > 1 && !dev->loop_limit ? wide_tile(dev, inner, elem_size) : 0;
-        pl.kernel = tile                 ? CLMAX_KERNEL_STRIDED_WIDE
+        pl.kernel = tile                           ? CLMAX_KERNEL_STRIDED_WIDE
                     : dev->loop_limit && inner > 1 ? CLMAX_KERNEL_STRIDED
-                    : inner > 1          ? CLMAX_KERNEL_STRIDED_BLK
-                    : n <= CLMAX_SHORT_N ? CLMAX_KERNEL_ROWS_SHORT
-                                         : CLMAX_KERNEL_ROWS_VEC;
+                    : inner > 1                    ? CLMAX_KERNEL_STRIDED_BLK
+                    : n <= CLMAX_SHORT_N           ? CLMAX_KERNEL_ROWS_SHORT
+                                                   : CLMAX_KERNEL_ROWS_VEC;
         if (tile) pl.lane_block = tile;
     } else if (inner > 1) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
@@ -122,13 +122,12 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         pl.nseg = n / max_seg + 1;
     if (pl.nseg < 1) pl.nseg = 1;
     /* On a device that ends loops early, segments short enough for each work-item's loops (the
-     * inverse of clmax_plan_item_loops; ROWS_SHORT's rows are short already). */
+     * inverse of clmax_plan_item_loops; ROWS_SHORT's rows are short already, and the lane blocks
+     * are not planned there). */
     uint64_t budget = clmax_loop_budget(dev);
     if (budget != UINT64_MAX && pl.kernel != CLMAX_KERNEL_ROWS_SHORT) {
         uint64_t most = budget > CLMAX_LOOP_SLACK ? budget - CLMAX_LOOP_SLACK : 1;
         if (pl.kernel == CLMAX_KERNEL_ROWS_WG) most *= pl.wg;
-        if (pl.kernel == CLMAX_KERNEL_STRIDED_BLK || pl.kernel == CLMAX_KERNEL_STRIDED_WIDE)
-            most = most / pl.lane_block > 2 ? most / pl.lane_block - 2 : 1;
         if (ceil_div(n, pl.nseg) > most) pl.nseg = ceil_div(n, most);
     }
     pl.seg_len = ceil_div(n, pl.nseg);
@@ -145,7 +144,8 @@ uint64_t clmax_plan_item_loops(const clmax_plan *pl)
     case CLMAX_KERNEL_ROWS_SHORT: /* rows of at most SHORT_N, read twice or thrice */
         return 3 * CLMAX_SHORT_ROWS * CLMAX_SHORT_N + CLMAX_LOOP_SLACK;
     case CLMAX_KERNEL_STRIDED_BLK:
-    case CLMAX_KERNEL_STRIDED_WIDE: /* a step per lane of each row at most, the first and last too */
+    case CLMAX_KERNEL_STRIDED_WIDE: /* a step per lane of each row at most, the first and last too
+                                     */
         return (pl->seg_len + 2) * pl->lane_block + CLMAX_LOOP_SLACK;
     default: /* an element a step at most (ROWS_VEC: a vector and at most two words of zeros) */
         return pl->seg_len + CLMAX_LOOP_SLACK;
