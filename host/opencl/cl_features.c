@@ -163,12 +163,12 @@ static int runs_here(clmax_cl *cl, const feature *f)
 /* ---- How long a work-item's loops may run -----------------------------------------------------
  * Mesa's llvmpipe (rusticl's CPU device) ends a work-item's loops after 65535 iterations, all its
  * loops counted together, and goes on with the values it has: wrong answers, no error. The planner
- * keeps each work-item's loops within the limit found here (clmax_device_info.loop_limit). Work-item
- * 0 steps a generator of period 2^32 LOOP_STEPS times, and the host finds how many steps ran from
- * its last state (a counter could be folded into the loop's bound by a compiler; the state
+ * keeps each work-item's loops within the limit found here (clmax_device_info.loop_limit).
+ * Work-item 0 steps a generator of period 2^32 LOOP_STEPS times, and the host finds how many steps
+ * ran from its last state (a counter could be folded into the loop's bound by a compiler; the state
  * cannot). */
 #define LOOP_STEPS (1u << 20)
-#define LOOP_LIMIT_MIN 16384 /* below this the kernels' fixed loops alone might not fit */
+#define LOOP_LIMIT_MIN 16384   /* below this the kernels' fixed loops alone might not fit */
 #define LOOPS_WRONG UINT64_MAX /* the state matched no step count */
 
 static const char *loop_source = "__kernel void probe(__global uint *y, uint n)\n{\n"

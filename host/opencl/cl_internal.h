@@ -20,11 +20,7 @@ typedef enum clmax_out_mode {
 } clmax_out_mode;
 
 /* Optional kernel features, tried once per device (cl_features.c). */
-enum {
-    CLMAX_CL_PREFETCH = 0,
-    CLMAX_CL_NT_STORE = 1,
-    CLMAX_CL_NFEATURES = 2
-};
+enum { CLMAX_CL_PREFETCH = 0, CLMAX_CL_NT_STORE = 1, CLMAX_CL_NFEATURES = 2 };
 
 /* One built program: a (type, tie rule, work-group size, output) specialisation of the kernel
  * files (cl_program.c). */
