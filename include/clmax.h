@@ -172,7 +172,9 @@ typedef enum clmax_strategy {
 typedef struct clmax_context_options {
     clmax_backend backend;    /* default CLMAX_BACKEND_AUTO */
     const char *device;       /* device selector as for CLMAX_DEVICE; NULL: environment, else the
-                                 first GPU, else the first device. Copied; need not outlive the call */
+                                 first GPU, else the first CPU or accelerator, else a device that
+                                 claims several kinds (a simulator). Copied; need not outlive the
+                                 call */
     int num_threads;          /* CPU path worker threads, also used for the host side of Hardmax;
                                  0 (default): one per online core. Started on first use, kept
                                  until clmax_context_destroy() */

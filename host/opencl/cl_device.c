@@ -28,7 +28,19 @@ static int is_index(const char *s, long *value)
     return *end == '\0';
 }
 
-/* Finds the device: the selector's match, else the first GPU, else the first device. */
+/* How auto ranks a device by its type: a GPU first, then a CPU or an accelerator, last a device
+ * that claims several kinds at once (Oclgrind's simulator says it is all of them) or none. */
+static int type_rank(cl_device_type type)
+{
+    cl_device_type kinds =
+        type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR);
+    if (kinds == CL_DEVICE_TYPE_GPU) return 3;
+    if (kinds == CL_DEVICE_TYPE_CPU || kinds == CL_DEVICE_TYPE_ACCELERATOR) return 2;
+    return 1;
+}
+
+/* Finds the device: the selector's match, else the first available device of the best rank
+ * (type_rank). */
 clmax_status clmax_cl_select_device(const char *selector, cl_platform_id *plat, cl_device_id *dev)
 {
     cl_uint np = 0;
@@ -44,7 +56,7 @@ clmax_status clmax_cl_select_device(const char *selector, cl_platform_id *plat, 
     long want = -1;
     int by_index = selector != NULL && is_index(selector, &want);
     long index = 0;
-    int found_gpu = 0, found_any = 0;
+    int best = 0;
     for (cl_uint p = 0; p < np; p++) {
         cl_uint nd = 0;
         cl_device_id devs[64];
@@ -74,16 +86,10 @@ clmax_status clmax_cl_select_device(const char *selector, cl_platform_id *plat, 
                 }
                 continue;
             }
-            if (!avail || !compiler) continue;
-            if ((type & CL_DEVICE_TYPE_GPU) && !found_gpu) {
-                found_gpu = found_any = 1;
-                *plat = plats[p];
-                *dev = devs[d];
-            } else if (!found_any) {
-                found_any = 1;
-                *plat = plats[p];
-                *dev = devs[d];
-            }
+            if (!avail || !compiler || type_rank(type) <= best) continue;
+            best = type_rank(type);
+            *plat = plats[p];
+            *dev = devs[d];
         }
     }
     if (selector != NULL)
@@ -91,7 +97,7 @@ clmax_status clmax_cl_select_device(const char *selector, cl_platform_id *plat, 
                           "no OpenCL device matches \"%s\" (an index among the %ld devices, or "
                           "part of \"<platform> <device>\"; `clmax devices` lists them)",
                           selector, index);
-    if (!found_any)
+    if (!best)
         return clmax_fail(CLMAX_ERROR_NO_DEVICE, "no available OpenCL device with a compiler");
     return CLMAX_OK;
 }

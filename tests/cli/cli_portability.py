@@ -95,6 +95,34 @@ def _(ctx):
                         raise AssertionError("%s\n%s" % (shown, e)) from None
 
 
+@case("portability.auto_not_simulator")
+def _(ctx):
+    """With Oclgrind's simulator registered as an OpenCL platform before PoCL, auto picks PoCL:
+    the simulator claims to be a GPU, a CPU and an accelerator at once, and ranks last."""
+    if os.environ.get("CLMAX_BACKEND", "").lower() == "cpu" or os.environ.get("CLMAX_DEVICE"):
+        raise Skip("CLMAX_BACKEND or CLMAX_DEVICE chooses for auto")
+    icd = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
+    pocl = "/etc/OpenCL/vendors/pocl.icd"
+    if not os.path.exists(icd) or not os.path.exists(pocl):
+        raise Skip("Oclgrind's ICD library or PoCL's ICD file is not installed here")
+    vendors = ctx.path("vendors")
+    os.mkdir(vendors)
+    with open(os.path.join(vendors, "a-oclgrind.icd"), "w") as f:
+        f.write(icd + "\n")
+    shutil.copy(pocl, os.path.join(vendors, "b-pocl.icd"))
+    env = {"OCL_ICD_VENDORS": vendors, "OCL_ICD_FILENAMES": "",
+           "CLMAX_CACHE_DIR": ctx.path("cache")}
+    p = ctx.run("devices", env=env)
+    out = p.stdout.decode("utf-8", "replace")
+    assert "[0] Oclgrind Simulator" in out and "GPU+CPU+accelerator" in out, out
+    assert "auto picks: opencl, Portable Computing Language" in out, out
+    x = sample("<f4", (6, 37), seed=31)
+    ctx.save("in.npy", x)
+    ctx.run("argmax", "in.npy", "a.npy", "--axis=1", "-v", env=env,
+            err=r"clmax: device: Portable Computing Language")
+    ctx.check("a.npy", ref_argmax(x, 1))
+
+
 @case("portability.oclgrind")
 def _(ctx):
     tool = shutil.which("oclgrind")

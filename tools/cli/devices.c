@@ -46,12 +46,22 @@ static char *info_string(int is_platform, void *object, cl_uint param)
     return s;
 }
 
-static const char *type_name(cl_device_type type)
+/* The kinds a device claims, "GPU", "CPU", "accelerator", joined by '+' where it claims several
+ * (Oclgrind's simulator claims all three), else "other". */
+static const char *type_name(cl_device_type type, char *buf, size_t size)
 {
-    if (type & CL_DEVICE_TYPE_GPU) return "GPU";
-    if (type & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
-    if (type & CL_DEVICE_TYPE_CPU) return "CPU";
-    return "other";
+    static const struct {
+        cl_device_type bit;
+        const char *name;
+    } kinds[] = {{CL_DEVICE_TYPE_GPU, "GPU"},
+                 {CL_DEVICE_TYPE_CPU, "CPU"},
+                 {CL_DEVICE_TYPE_ACCELERATOR, "accelerator"}};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (type & kinds[i].bit)
+            snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? "+" : "",
+                     kinds[i].name);
+    return buf[0] ? buf : "other";
 }
 
 /* Lists every device; returns the index whose "<platform> / <device>" is picked (if exactly one
@@ -102,7 +112,7 @@ static long list_devices(const char *picked)
             cl_device_type type = 0;
             cl_uint units = 0;
             cl_ulong mem = 0, alloc = 0;
-            char full[1024];
+            char full[1024], kinds[32];
 
             clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof type, &type, NULL);
             clGetDeviceInfo(devices[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
@@ -110,8 +120,8 @@ static long list_devices(const char *picked)
             clGetDeviceInfo(devices[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
             printf("  [%ld] %s\n", index, dname ? dname : "(unnamed)");
             printf("      %s, %u compute units, %.1f GiB memory, %.1f GiB max allocation%s%s\n",
-                   type_name(type), units, (double)mem / (1 << 30), (double)alloc / (1 << 30),
-                   dversion ? ", " : "", dversion ? dversion : "");
+                   type_name(type, kinds, sizeof kinds), units, (double)mem / (1 << 30),
+                   (double)alloc / (1 << 30), dversion ? ", " : "", dversion ? dversion : "");
             snprintf(full, sizeof full, "%s / %s", pname ? pname : "", dname ? dname : "");
             if (picked != NULL && strcmp(full, picked) == 0) {
                 match = index;
