@@ -25,6 +25,7 @@
     X(EnqueueWriteBuffer)                                                                          \
     X(EnqueueWriteBufferRect)                                                                      \
     X(Finish)                                                                                      \
+    X(Flush)                                                                                       \
     X(GetCommandQueueInfo)                                                                         \
     X(GetDeviceIDs)                                                                                \
     X(GetDeviceInfo)                                                                               \

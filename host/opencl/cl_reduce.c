@@ -98,6 +98,10 @@ static clmax_status write_box(work *w, int s, const clmax_problem *p, const char
     }
     drop_event(&w->wrote);
     w->wrote = e;
+    /* A command waits on another queue's event only once that queue is flushed (OpenCL 1.2,
+     * 5.13): rusticl submits nothing before, and the box's kernel would wait for ever. */
+    if (w->copy_q != w->cl->queue && (err = CL(Flush)(w->copy_q)) != CL_SUCCESS)
+        return clmax_cl_fail("clFlush", err);
     return CLMAX_OK;
 }
 
@@ -263,7 +267,13 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
                 st = run_box(ctx, &w, p, &b);
                 if (st == CLMAX_OK && !in_place) { /* the next write into xb[slot] waits for it */
                     drop_event(&w.freed[slot]);
-                    cl_int rerr = CL(RetainEvent)(w.last);
+                    /* ... on the copy queue: flushed, as for the writes */
+                    cl_int rerr = w.copy_q != cl->queue ? CL(Flush)(cl->queue) : CL_SUCCESS;
+                    if (rerr != CL_SUCCESS) {
+                        st = clmax_cl_fail("clFlush", rerr);
+                        break;
+                    }
+                    rerr = CL(RetainEvent)(w.last);
                     if (rerr != CL_SUCCESS) {
                         st = clmax_cl_fail("clRetainEvent", rerr);
                         break;
