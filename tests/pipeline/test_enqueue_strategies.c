@@ -32,7 +32,11 @@ Test(enqueue, forced_strategies)
                 int64_t axis_len = sh->dims[sh->axis];
                 if (strategies[s] == CLMAX_STRATEGY_SPLIT && axis_len >= 2)
                     cr_assert_gt(need, 0, "%s: a forced split needs scratch", j.what);
-                if (strategies[s] != CLMAX_STRATEGY_SPLIT || axis_len < 2)
+                /* Without a forced split, only a device that ends loops early splits an axis
+                 * (rusticl's llvmpipe: 70001 elements); one it keeps runs 16384 steps or more,
+                 * and the planner uses half of that less CLMAX_LOOP_SLACK (host/plan.h). */
+                if ((strategies[s] != CLMAX_STRATEGY_SPLIT && axis_len < 16384 / 2 - 256) ||
+                    axis_len < 2)
                     cr_assert_eq(need, 0, "%s: %zu bytes of scratch without a split", j.what, need);
                 run_job(&e, ctx, NULL, &j, NULL);
                 job_free(&j);
