@@ -4,9 +4,12 @@
 #include "bench.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Blocks of per_item consecutive vectors, visited grid-stride: per_item 1 is the coalesced pattern
  * GPUs want; a large per_item gives each CPU work-item one long sequential run. One sum per
@@ -21,10 +24,13 @@ static const char probe_source[] =
     "#ifndef NT\n"
     "#define NT 0\n"
     "#endif\n"
-    "#if NT && defined(__has_builtin)\n"
-    "#if __has_builtin(__builtin_nontemporal_store) && __has_builtin(__builtin_ia32_sfence)\n"
+    "#if NT && defined(CLMAX_NT_STORE) && defined(CLMAX_NT_FENCE)\n"
     "#define HAVE_NT 1\n"
     "#endif\n"
+    "#if PF && defined(CLMAX_PREFETCH)\n"
+    "#define PREFETCH(p) CLMAX_PREFETCH(p)\n"
+    "#else\n"
+    "#define PREFETCH(p)\n"
     "#endif\n"
     "__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))\n"
     "void stream_read(__global const ulong2 *x, ulong n, ulong per_item, int accum,\n"
@@ -37,9 +43,7 @@ static const char probe_source[] =
     "    for (ulong b = gid * per_item; b < n; b += step) {\n"
     "        const ulong e = b + per_item < n ? b + per_item : n;\n"
     "        for (ulong i = b; i < e; i++) {\n"
-    "#if PF\n"
-    "            if (i % 4 == 0) __builtin_prefetch((const __global char *)(x + i) + PF);\n"
-    "#endif\n"
+    "            if (i % 4 == 0) PREFETCH((const __global char *)(x + i) + PF);\n"
     "            acc += x[i];\n"
     "        }\n"
     "    }\n"
@@ -62,18 +66,16 @@ static const char probe_source[] =
     "    for (ulong b = gid * per_item; b < n; b += step) {\n"
     "        const ulong e = b + per_item < n ? b + per_item : n;\n"
     "        for (ulong i = b; i < e; i++) {\n"
-    "#if PF\n"
-    "            if (i % 4 == 0) __builtin_prefetch((const __global char *)(x + i) + PF);\n"
-    "#endif\n"
+    "            if (i % 4 == 0) PREFETCH((const __global char *)(x + i) + PF);\n"
     "#ifdef HAVE_NT\n"
-    "            __builtin_nontemporal_store(x[i] ^ c, y + i);\n"
+    "            CLMAX_NT_STORE(x[i] ^ c, y + i);\n"
     "#else\n"
     "            y[i] = x[i] ^ c;\n"
     "#endif\n"
     "        }\n"
     "    }\n"
     "#ifdef HAVE_NT\n"
-    "    __builtin_ia32_sfence();\n"
+    "    CLMAX_NT_FENCE();\n"
     "#endif\n"
     "}\n";
 
@@ -88,6 +90,7 @@ struct bench_cl {
     size_t dev_x_size, dev_y_size; /* their sizes */
     int in_place;                  /* CPU device with host-unified memory: CL_MEM_USE_HOST_PTR */
     int is_cpu;
+    int builtins; /* built with the prefetch and streaming-store builtins */
     size_t wg, groups;
     uint64_t max_alloc; /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
     uint64_t chunk;     /* bytes per pass: the device's max allocation, a multiple of 4096 */
@@ -137,6 +140,38 @@ static cl_device_id find_device(const char *want, const char *selector)
         }
     }
     return first;
+}
+
+/* The compiler builtins the library's kernels use on devices whose compiler takes them
+ * (host/opencl/cl_features.c), as the kernel source spells them. */
+static const char builtin_options[] =
+    "-DCLMAX_PREFETCH=__builtin_prefetch -DCLMAX_NT_STORE=__builtin_nontemporal_store "
+    "-DCLMAX_NT_FENCE=__builtin_ia32_sfence";
+
+/* Whether the probe builds with opts and the builtins, and its kernels can be made: tried in a
+ * child process, as a compiler may end the process that builds them (rusticl's SPIR-V translator
+ * does). */
+static int builds_in_child(cl_device_id dev, const char *opts)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        char all[320];
+        snprintf(all, sizeof all, "%s %s", opts, builtin_options);
+        cl_int err;
+        cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+        const char *src = probe_source;
+        cl_program p = c ? clCreateProgramWithSource(c, 1, &src, NULL, &err) : NULL;
+        int ok = p != NULL && clBuildProgram(p, 1, &dev, all, NULL, NULL) == CL_SUCCESS;
+        cl_kernel k1 = ok ? clCreateKernel(p, "stream_read", &err) : NULL;
+        cl_kernel k2 = ok ? clCreateKernel(p, "stream_copy", &err) : NULL;
+        _exit(k1 != NULL && k2 != NULL ? 0 : 1);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* CLMAX_BENCH_PROBE="<work-group size>,<work-groups>" overrides the probe's launch shape (to check
@@ -191,10 +226,6 @@ bench_cl *bench_cl_create(clmax_context *ctx, const char *selector)
     b->chunk = b->max_alloc / 4096 * 4096;
     if (b->chunk == 0) b->chunk = 4096;
     launch_shape(b, cu ? cu : 1, max_wg ? max_wg : 1);
-    snprintf(b->describe, sizeof b->describe, "%s, %zu work-groups of %zu%s",
-             b->in_place ? "host memory in place (CL_MEM_USE_HOST_PTR)"
-                         : "clEnqueueWriteBuffer from host memory, then the kernel",
-             b->groups, b->wg, b->is_cpu ? " (read+write: streaming stores)" : "");
 
     b->context = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     if (bench_cl_check(err, "clCreateContext")) goto fail;
@@ -203,13 +234,21 @@ bench_cl *bench_cl_create(clmax_context *ctx, const char *selector)
     const char *src = probe_source;
     b->program = clCreateProgramWithSource(b->context, 1, &src, NULL, &err);
     if (bench_cl_check(err, "clCreateProgramWithSource")) goto fail;
-    char opts[64];
+    char opts[320];
     /* CPU devices prefetch as the library's kernels do there (PF_BYTES); GPUs do not. On CPU
-     * devices the read+write stores non-temporally where the compiler can (NT, as the library's
-     * fill_zero and the CPU baseline do): plain stores read each line in first, a slower
-     * baseline than the memory allows. */
+     * devices the read+write stores non-temporally (NT, as the library's fill_zero and the CPU
+     * baseline do): plain stores read each line in first, a slower baseline than the memory
+     * allows. Both only where the device's compiler takes their builtins, as in the library. */
     snprintf(opts, sizeof opts, "-DWG=%zu -DPF=%u -DNT=%d", b->wg,
              b->is_cpu ? bench_probe_prefetch() : 0, b->is_cpu);
+    if (b->is_cpu && builds_in_child(dev, opts)) {
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " %s", builtin_options);
+        b->builtins = 1;
+    }
+    snprintf(b->describe, sizeof b->describe, "%s, %zu work-groups of %zu%s",
+             b->in_place ? "host memory in place (CL_MEM_USE_HOST_PTR)"
+                         : "clEnqueueWriteBuffer from host memory, then the kernel",
+             b->groups, b->wg, b->builtins ? " (read+write: streaming stores)" : "");
     err = clBuildProgram(b->program, 1, &dev, opts, NULL, NULL);
     if (err != CL_SUCCESS) {
         char log[4096] = "";
