@@ -65,9 +65,9 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
                                   clmax_out_mode mode, const clmax_cl_program **out);
 void clmax_cl_release_programs(clmax_cl *cl);
 
-/* cl_features.c. Fills cl->features, cl->info.loop_limit and cl->loops_wrong (once, before the
- * first plan: clmax_cl_query_device calls it), from the store when it has the answers, else by
- * trying each feature and measuring the loop limit. */
+/* cl_features.c. Fills cl->features, cl->info.loop_limit and cl->loops_wrong (once, when the
+ * context is made, before the first plan: cl_state.c), from the store when it has the answers,
+ * else by trying each feature and measuring the loop limit. */
 void clmax_cl_probe_features(clmax_cl *cl);
 /* The build options that turn feature on ("" where it does not work here). */
 const char *clmax_cl_feature_options(const clmax_cl *cl, int feature);
