@@ -144,8 +144,7 @@ uint64_t clmax_plan_item_loops(const clmax_plan *pl)
     case CLMAX_KERNEL_ROWS_SHORT: /* rows of at most SHORT_N, read twice or thrice */
         return 3 * CLMAX_SHORT_ROWS * CLMAX_SHORT_N + CLMAX_LOOP_SLACK;
     case CLMAX_KERNEL_STRIDED_BLK:
-    case CLMAX_KERNEL_STRIDED_WIDE: /* a step per lane of each row at most, the first and last too
-                                     */
+    case CLMAX_KERNEL_STRIDED_WIDE: /* a step per lane of each row, first and last rows too */
         return (pl->seg_len + 2) * pl->lane_block + CLMAX_LOOP_SLACK;
     default: /* an element a step at most (ROWS_VEC: a vector and at most two words of zeros) */
         return pl->seg_len + CLMAX_LOOP_SLACK;

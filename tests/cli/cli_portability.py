@@ -2,8 +2,9 @@
 """The clmax CLI on the other OpenCL implementations installed here: Mesa's rusticl (llvmpipe)
 and the Oclgrind simulator. Each first call on a fresh cache tries the kernel features and
 measures the loop limit (see host/opencl/cl_features.c); some features fail there (rusticl's
-translator ends the probing child process). On rusticl and under Oclgrind's checks every operator gives the CPU path's bytes, names the device with
--v, leaves no temporary file and reports nothing. Skipped where the implementation is not
+translator ends the probing child process). On rusticl and under Oclgrind's checks every operator
+gives the CPU path's bytes, names the device with -v, leaves no temporary file and reports
+nothing. Skipped where the implementation is not
 installed.
 
 Run by ctest, one test per case; see cli_common.py."""
@@ -16,8 +17,9 @@ from cli_common import (Skip, case, np, ref_argmax, ref_hardmax, sample, main)
 
 
 def late_maxima(shape, axis):
-    """float32 values (small integers) with each line's maximum (and a tie of it) past the first 100000 steps along
-    axis, or in its last quarter: a device that ends loops early misses them."""
+    """float32 values (small integers) with each line's maximum (and a tie of it) past the first
+    100000 steps along axis, or in its last quarter: a device that ends loops early misses
+    them."""
     n = np()
     rng = n.random.default_rng(7)
     x = rng.integers(-1000, 1000, size=shape).astype(n.float32)
@@ -29,6 +31,26 @@ def late_maxima(shape, axis):
         moved[line + (at,)] = 5000 + i
         moved[line + (at + 1,)] = 5000 + i
     return x
+
+
+def run_checked(ctx, prefix, full_env, args, device, name, out, want, shown_env=""):
+    """clmax args (writing out) on device: exit 0, -v naming the device, no warning, no Oclgrind
+    report, no temporary file, and out holding exactly want."""
+    cmd = prefix + [ctx.exe] + args + ["--device=" + device, "-v"]
+    p = subprocess.run(cmd, cwd=ctx.dir, capture_output=True, env=full_env, timeout=300)
+    err = p.stderr.decode("utf-8", "replace")
+    shown = "$ %s%s\n--- exit %d\n--- stderr:\n%s" % (shown_env, " ".join(cmd), p.returncode,
+                                                      err)
+    assert p.returncode == 0, shown
+    assert "clmax: backend: opencl" in err and device in err, "not run on %s:\n%s" % (name, shown)
+    assert "warning" not in err, shown
+    for word in ("Oclgrind - ", "invalid read", "invalid write", "data race", "FATAL"):
+        assert word.lower() not in err.lower(), shown
+    ctx.no_temp_files()
+    try:
+        ctx.check(out, want)
+    except AssertionError as e:
+        raise AssertionError("%s\n%s" % (shown, e)) from None
 
 
 def run_on(ctx, prefix, env, device, name):
@@ -44,18 +66,8 @@ def run_on(ctx, prefix, env, device, name):
         raise Skip("%s is not installed here" % name)
     for op, out, want in (("argmax", "a.npy", ref_argmax(x, 1)),
                           ("hardmax", "h.npy", ref_hardmax(x, 1, 13, "<f4", 1.0))):
-        cmd = prefix + [ctx.exe, op, "in.npy", out, "--axis=1", "--device=" + device, "-v"]
-        p = subprocess.run(cmd, cwd=ctx.dir, capture_output=True, env=full_env, timeout=300)
-        err = p.stderr.decode("utf-8", "replace")
-        shown = "$ %s\n--- exit %d\n--- stderr:\n%s" % (" ".join(cmd), p.returncode, err)
-        assert p.returncode == 0, shown
-        assert "clmax: backend: opencl" in err and device in err, "not run on %s:\n%s" % (
-            name, shown)
-        assert "warning" not in err, shown
-        for word in ("Oclgrind - ", "invalid read", "invalid write", "data race", "FATAL"):
-            assert word.lower() not in err.lower(), shown
-        ctx.no_temp_files()
-        ctx.check(out, want)
+        run_checked(ctx, prefix, full_env, [op, "in.npy", out, "--axis=1"], device, name, out,
+                    want)
 
 
 @case("portability.rusticl")
@@ -79,20 +91,9 @@ def _(ctx):
             for plan in ("auto", "gpu"):
                 for op, want in wants:
                     full_env = dict(base, CLMAX_STRATEGY=strategy, CLMAX_PLAN=plan)
-                    cmd = [ctx.exe, op, "long.npy", "o.npy", "--axis=%d" % axis,
-                           "--device=llvmpipe", "-v"]
-                    p = subprocess.run(cmd, cwd=ctx.dir, capture_output=True, env=full_env,
-                                       timeout=300)
-                    err = p.stderr.decode("utf-8", "replace")
-                    shown = "$ CLMAX_STRATEGY=%s CLMAX_PLAN=%s %s (shape %s)\n--- exit %d\n" \
-                        "--- stderr:\n%s" % (strategy, plan, " ".join(cmd), shape, p.returncode,
-                                             err)
-                    assert p.returncode == 0 and "llvmpipe" in err, shown
-                    assert "warning" not in err, shown
-                    try:
-                        ctx.check("o.npy", want)
-                    except AssertionError as e:
-                        raise AssertionError("%s\n%s" % (shown, e)) from None
+                    run_checked(ctx, [], full_env, [op, "long.npy", "o.npy", "--axis=%d" % axis],
+                                "llvmpipe", "rusticl", "o.npy", want,
+                                "CLMAX_STRATEGY=%s CLMAX_PLAN=%s " % (strategy, plan))
 
 
 @case("portability.auto_not_simulator")
