@@ -44,6 +44,8 @@ typedef struct bench_opts {
     int first_call_spawns;          /* child processes timed for the first-call figure */
     int quiet;                      /* no progress lines on stderr */
     int small_pages;                /* --small-pages: host buffers without MADV_HUGEPAGE */
+    int sweep;                      /* --sweep: 1 the full grid, 2 the quick one; 0: classes */
+    int size_explicit;              /* --size given */
 } bench_opts;
 
 /* One throughput case: an operator on a shape, along an axis. */
@@ -106,6 +108,10 @@ void bench_shape_string(const bench_case *c, char *out, size_t size);
 uint64_t bench_cpu_read(const void *x, uint64_t bytes, int threads);
 /* Writes y[i] = x[i] ^ constant over bytes on threads threads: the read+write probe. */
 void bench_cpu_copy(const void *x, void *y, uint64_t bytes, int threads);
+/* Reads in_bytes of x and writes out_bytes of y (sizes may differ) on threads threads: the limit of
+ * a call whose output is not small beside its input. Returns the sum of the reads. */
+uint64_t bench_cpu_read_write(const void *x, uint64_t in_bytes, void *y, uint64_t out_bytes,
+                              int threads);
 
 /* ---- probe_cl.c: the OpenCL device's practical limit ---- */
 /* 0 on CL_SUCCESS; else prints "<call> failed (<err>)" and returns 1. */
@@ -186,6 +192,12 @@ int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrow
 /* The hidden child mode: create a context of the given backend, time create + first ArgMax on
  * [1, 1000] float32, print "<seconds>" on stdout. Returns the exit status. */
 int bench_first_call_child(const bench_opts *o, const char *backend);
+
+/* ---- sweep.c ---- */
+/* The shape sweep on the CPU path, the OpenCL device and an auto context (NULL: left out), as CSV
+ * on stdout. Returns nonzero when a run failed or the outputs disagreed. */
+int bench_sweep(const bench_opts *o, clmax_context *cpu, clmax_context *opencl,
+                clmax_context *autox);
 
 /* ---- report.c ---- */
 void bench_report(const bench_opts *o, const bench_env *e, const bench_row *rows, int nrows);

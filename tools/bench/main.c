@@ -38,6 +38,12 @@ static void usage(FILE *f)
             "  --chunked[=N]      add a class 1 row with max_chunk_bytes N (default: input/8)\n"
             "  --spawns=N         fresh processes timed for the first-call figure (default 3)\n"
             "  --json, --csv      machine-readable output instead of the table\n"
+            "  --sweep[=quick]    the shape sweep instead of the classes: ArgMax (and Hardmax\n"
+            "                     on float16/32) over [outer, n, inner] along n for uint8,\n"
+            "                     float16, float32, float64, on cpu, opencl and an auto\n"
+            "                     context, as CSV against the host's read (+write) limit;\n"
+            "                     quick: a smaller grid at --size=64 unless given\n"
+            "                     (tools/bench/heatmap.py draws it)\n"
             "  --no-verify        skip the bit-for-bit OpenCL vs CPU comparison\n"
             "  --quiet            no progress lines on stderr\n"
             "  --small-pages      host buffers in base pages: without it they are in huge\n"
@@ -138,6 +144,7 @@ static int parse_args(int argc, char **argv, bench_opts *o, const char **first_c
         } else if (IS("--size")) {
             if (!parse_u64(v, &u) || u < 1 || u > (1ull << 24)) return bad(a) + 1;
             o->size_bytes = u << 20;
+            o->size_explicit = 1;
         } else if (IS("--reps")) {
             if (!parse_int(v, 1, 1000, &o->reps)) return bad(a) + 1;
             o->reps_explicit = 1;
@@ -150,6 +157,11 @@ static int parse_args(int argc, char **argv, bench_opts *o, const char **first_c
             o->chunked = 1;
         } else if (IS("--spawns")) {
             if (!parse_int(v, 1, 64, &o->first_call_spawns)) return bad(a) + 1;
+        } else if (strcmp(a, "--sweep") == 0) {
+            o->sweep = 1;
+        } else if (IS("--sweep")) {
+            if (strcmp(v, "quick") != 0) return bad(a) + 1;
+            o->sweep = 2;
         } else if (strcmp(a, "--json") == 0) {
             o->format = BENCH_JSON;
         } else if (strcmp(a, "--csv") == 0) {
@@ -190,6 +202,24 @@ static clmax_context *make_context(const bench_opts *o, clmax_backend backend, i
     return ctx;
 }
 
+/* --sweep: the CPU path, the OpenCL device where there is one, and an auto context. */
+static int run_sweep(bench_opts *o)
+{
+    if (o->sweep == 2 && !o->size_explicit) o->size_bytes = 64ull << 20;
+    clmax_context *cpu = make_context(o, CLMAX_BACKEND_CPU, 1);
+    if (cpu == NULL) return 1;
+    clmax_context *cl = make_context(o, CLMAX_BACKEND_OPENCL, o->backends[BK_OPENCL]);
+    clmax_context *autox = make_context(o, CLMAX_BACKEND_AUTO, 1);
+    if (cl == NULL && o->backends[BK_OPENCL])
+        fprintf(stderr, "clmax-bench: note: no OpenCL device, the sweep has no opencl rows\n");
+    int rc = autox == NULL ? 1 : bench_sweep(o, cpu, cl, autox);
+    clmax_context_destroy(autox);
+    clmax_context_destroy(cl);
+    clmax_context_destroy(cpu);
+    if (rc != 0) fprintf(stderr, "clmax-bench: some sweep runs failed or disagreed (see above)\n");
+    return rc;
+}
+
 /* The path of this executable, to spawn it for the first-call figure. */
 static const char *self_path(const char *argv0, char *buf, size_t size)
 {
@@ -217,6 +247,7 @@ int main(int argc, char **argv)
     if (rc != 0) return rc - 1;
     bench_set_huge_pages(!o.small_pages);
     if (first_call != NULL) return bench_first_call_child(&o, first_call);
+    if (o.sweep) return run_sweep(&o);
 
     static bench_env e;
     static bench_case cases[BENCH_MAX_ROWS];

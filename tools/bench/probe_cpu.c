@@ -17,10 +17,13 @@
 /* Both loops prefetch `pf` bytes ahead, one prefetch per 64 bytes (pf 0: none), as the library's
  * CPU loops do: a baseline without it understates the limit on machines whose hardware
  * prefetcher lags (the development machine of docs/PERFORMANCE.md). */
+/* The work: in_blocks blocks of the input, then the output's blocks. copy: block b of the input is
+ * copied to block b of the output; else the input's blocks are read and the output's written. */
 typedef struct probe_shared {
     const unsigned char *x;
     unsigned char *y;
-    uint64_t bytes;
+    uint64_t in_bytes, out_bytes, in_blocks, blocks;
+    int copy;
     unsigned pf;               /* prefetch distance, bytes */
     atomic_uint_fast64_t next; /* next block */
 } probe_shared;
@@ -88,31 +91,58 @@ static void copy_xor(const unsigned char *x, unsigned char *y, uint64_t bytes, u
         y[b] = (unsigned char)(x[b] ^ 0x5A);
 }
 
+/* Streaming stores of a constant: the write half of the sweep's read+write limit. */
+static void write_words(unsigned char *y, uint64_t bytes)
+{
+    uint64_t *o = (uint64_t *)(void *)y;
+    uint64_t n = bytes / 8, i = 0;
+#ifdef __SSE2__
+    if ((uintptr_t)o % 16 == 0) {
+        const __m128i c = _mm_set1_epi64x((long long)COPY_XOR);
+        for (; i + 2 <= n; i += 2)
+            _mm_stream_si128((__m128i *)(void *)(o + i), c);
+        _mm_sfence();
+    }
+#endif
+    for (; i < n; i++)
+        o[i] = COPY_XOR;
+    memset(y + n * 8, 0x5A, (size_t)(bytes - n * 8));
+}
+
 static void *worker(void *arg)
 {
     probe_job *j = arg;
     probe_shared *sh = j->sh;
-    uint64_t blocks = (sh->bytes + PROBE_BLOCK - 1) / PROBE_BLOCK, b;
-    while ((b = atomic_fetch_add(&sh->next, 1)) < blocks) {
-        uint64_t off = b * PROBE_BLOCK;
-        uint64_t len = sh->bytes - off < PROBE_BLOCK ? sh->bytes - off : PROBE_BLOCK;
-        if (sh->y)
+    uint64_t b;
+    while ((b = atomic_fetch_add(&sh->next, 1)) < sh->blocks) {
+        int rd = b < sh->in_blocks;
+        uint64_t off = (rd ? b : b - sh->in_blocks) * PROBE_BLOCK;
+        uint64_t total = rd ? sh->in_bytes : sh->out_bytes;
+        uint64_t len = total - off < PROBE_BLOCK ? total - off : PROBE_BLOCK;
+        if (sh->copy)
             copy_xor(sh->x + off, sh->y + off, len, sh->pf);
-        else
+        else if (rd)
             j->sum += sum_words(sh->x + off, len, sh->pf);
+        else
+            write_words(sh->y + off, len);
     }
     return NULL;
 }
 
 /* Runs the probe on threads threads (the caller's included); returns the sum of the reads. */
-static uint64_t run(const void *x, void *y, uint64_t bytes, int threads)
+static uint64_t run(const void *x, uint64_t in_bytes, void *y, uint64_t out_bytes, int copy,
+                    int threads)
 {
     if (threads < 1) threads = 1;
     if (threads > MAX_PROBE_THREADS) threads = MAX_PROBE_THREADS;
     probe_shared sh;
     sh.x = x;
     sh.y = y;
-    sh.bytes = bytes;
+    sh.in_bytes = in_bytes;
+    sh.out_bytes = out_bytes;
+    sh.copy = copy;
+    sh.in_blocks = (in_bytes + PROBE_BLOCK - 1) / PROBE_BLOCK;
+    sh.blocks = copy ? sh.in_blocks : sh.in_blocks + (out_bytes + PROBE_BLOCK - 1) / PROBE_BLOCK;
     sh.pf = bench_probe_prefetch();
     atomic_init(&sh.next, 0);
     probe_job jobs[MAX_PROBE_THREADS];
@@ -135,10 +165,16 @@ static uint64_t run(const void *x, void *y, uint64_t bytes, int threads)
 
 uint64_t bench_cpu_read(const void *x, uint64_t bytes, int threads)
 {
-    return run(x, NULL, bytes, threads);
+    return run(x, bytes, NULL, 0, 0, threads);
 }
 
 void bench_cpu_copy(const void *x, void *y, uint64_t bytes, int threads)
 {
-    run(x, y, bytes, threads);
+    run(x, bytes, y, bytes, 1, threads);
+}
+
+uint64_t bench_cpu_read_write(const void *x, uint64_t in_bytes, void *y, uint64_t out_bytes,
+                              int threads)
+{
+    return run(x, in_bytes, y, out_bytes, 0, threads);
 }
