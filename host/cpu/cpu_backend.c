@@ -215,15 +215,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
                 kkey_t k = KEY(x[j]);                                                              \
                 m = k > m ? k : m;                                                                 \
             }                                                                                      \
-            uint64_t j;                                                                            \
-            if (last) {                                                                            \
-                for (j = n - 1; j > 0 && KEY(x[j]) != m; j--) {                                    \
-                }                                                                                  \
-            } else {                                                                               \
-                for (j = 0; j < n - 1 && KEY(x[j]) != m; j++) {                                    \
-                }                                                                                  \
-            }                                                                                      \
-            out[r] = (int64_t)j;                                                                   \
+            out[r] = (int64_t)search_##name(x, 0, n, m, last);                                     \
         }                                                                                          \
     }                                                                                              \
     static inline lkey_t lane_key_##name(raw_t v)                                                  \
