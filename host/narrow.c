@@ -20,6 +20,8 @@
 #include <stdlib.h>
 
 #define NARROW_INNER 8                /* inner lanes below this are narrow (8 already run well) */
+#define NARROW_LANE_BYTES 32          /* and so are rows of lanes shorter than this: 16 bytes of */
+                                      /* uint8 lanes ran at a tenth of the read on the CPU path */
 #define NARROW_ROW_BYTES 1024         /* bytes of a wide row */
 #define NARROW_MIN_WIDE_ROWS 256      /* at least this many wide rows: the candidates load little */
 #define NARROW_MIN_ROW_BYTES 128      /* wide rows shorter than this: not worth it */
@@ -72,7 +74,9 @@ static uint64_t key_at(const clmax_problem *p, const void *x, uint64_t e)
 
 uint64_t clmax_narrow_rows(const clmax_context *ctx, const clmax_problem *p)
 {
-    if (ctx->strategy != CLMAX_STRATEGY_AUTO || p->inner < 2 || p->inner >= NARROW_INNER) return 0;
+    if (ctx->strategy != CLMAX_STRATEGY_AUTO || p->inner < 2 ||
+        (p->inner >= NARROW_INNER && p->inner * p->esize >= NARROW_LANE_BYTES))
+        return 0;
     /* g a multiple of a, so that a wide row is whole vectors of up to 16 elements (PoCL scans the
      * lanes past the last whole vector one at a time). */
     uint64_t a = 16, r = p->inner;

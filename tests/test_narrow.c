@@ -1,8 +1,8 @@
 /* Strided axes with few inner lanes, which both backends run as a wide problem of g rows side by
  * side and a merge of each lane's g candidates on the host (host/narrow.c): every type, inner 2 to
- * 7, both tie rules, ArgMin, the values, Hardmax; the slices as one wide problem (g divides the
- * axis) and one call per slice (it does not, with rows left past the last wide row), against the
- * reference, bit for bit. */
+ * 7 and one-byte lanes up to 24, both tie rules, ArgMin, the values, Hardmax; the slices as one
+ * wide problem (g divides the axis) and one call per slice (it does not, with rows left past the
+ * last wide row), against the reference, bit for bit. */
 #include "common.h"
 
 #include <inttypes.h>
@@ -17,12 +17,14 @@ typedef struct narrow_case {
 
 /* n >= 256 * g and wide rows of at least 128 bytes (host/narrow.c) for every element size. */
 static const narrow_case cases[] = {
-    {2, {40000, 2}, 0},    /* one slice, g dividing the axis */
-    {2, {40001, 3}, 0},    /* one slice, rows past the last wide row */
-    {3, {3, 32768, 4}, 1}, /* slices as one wide problem */
-    {3, {2, 52429, 5}, 1}, /* slices of at least 1 MiB (4- and 8-byte types), a call each */
-    {3, {1, 70001, 7}, 1}, /* a call, rows past the last wide row */
-    {3, {2, 36864, 6}, 1}, /* slices as one wide problem, inner 6 */
+    {2, {40000, 2}, 0},     /* one slice, g dividing the axis */
+    {2, {40001, 3}, 0},     /* one slice, rows past the last wide row */
+    {3, {3, 32768, 4}, 1},  /* slices as one wide problem */
+    {3, {2, 52429, 5}, 1},  /* slices of at least 1 MiB (4- and 8-byte types), a call each */
+    {3, {1, 70001, 7}, 1},  /* a call, rows past the last wide row */
+    {3, {2, 36864, 6}, 1},  /* slices as one wide problem, inner 6 */
+    {3, {2, 16384, 16}, 1}, /* one-byte lanes: rows of lanes under 32 bytes are narrow too */
+    {2, {20000, 24}, 0},    /* the same, a divisor of the axis below g */
 };
 
 static void run_type(clmax_backend backend, clmax_type type)
