@@ -73,7 +73,8 @@ static clmax_status arg_reduce(clmax_context *ctx, const clmax_tensor_desc *inpu
     if (p.outer == 0 || p.inner == 0) return CLMAX_OK; /* empty output */
     CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");
     CHECK_ARG(!with_values || values != NULL, "values is NULL for a non-empty output");
-    st = clmax_reduce(ctx, &p, x, y);
+    uint64_t bytes = count * p.esize + p.outer * p.inner * (8 + (with_values ? p.esize : 0));
+    st = clmax_reduce(ctx, &p, x, y, clmax_route_device(ctx, bytes));
     if (st != CLMAX_OK || values == NULL) return st;
     gather_job g = {&p, x, y, values};
     clmax_parallel_for(ctx, p.outer * p.inner, GATHER_PER_THREAD, gather_values, &g);
@@ -239,8 +240,8 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
 
     /* One pass on OpenCL CPU devices where it applies; an OpenCL failure there goes on below, as
      * a failing reduce does (in an auto context: to the CPU path). */
-    int done = 0;
-    if (ctx->iface->hardmax != NULL) st = ctx->iface->hardmax(ctx, &p, x, y, &done);
+    int done = 0, on_device = clmax_route_device(ctx, 2 * count * p.esize);
+    if (on_device && ctx->iface->hardmax != NULL) st = ctx->iface->hardmax(ctx, &p, x, y, &done);
     if (done && st == CLMAX_OK) clmax_call_ran(ctx->backend, ctx->device_name);
     if (done && (st == CLMAX_OK || !clmax_fallback_applies(ctx, st))) return st;
     if (done) clmax_call_fell_back(st);
@@ -259,7 +260,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
         clmax_problem b = p;
         b.outer = p.outer - o < rows ? p.outer - o : rows;
         const char *xb = (const char *)x + o * slice_bytes;
-        st = clmax_reduce(ctx, &b, xb, idx);
+        st = clmax_reduce(ctx, &b, xb, idx, on_device);
         if (st == CLMAX_OK) hardmax_fill(ctx, &b, b.outer, idx, (char *)y + o * slice_bytes);
     }
     free(idx);

@@ -3,6 +3,9 @@
 #ifndef CLMAX_BACKEND_H
 #define CLMAX_BACKEND_H
 
+#include <pthread.h>
+
+#include "cost.h"
 #include "plan.h"
 #include "pool.h"
 #include "problem.h"
@@ -15,12 +18,19 @@ typedef struct clmax_backend_iface {
      * recorded) where it does not apply; the operator then reduces and fills on the host. */
     clmax_status (*hardmax)(clmax_context *ctx, const clmax_problem *p, const void *x, void *y,
                             int *done);
+    /* Optional (NULL: nothing kept): the device's entry named key in the context's store
+     * (malloc'd, *size bytes; NULL when there is none), and keeping one. */
+    unsigned char *(*load_fact)(clmax_context *ctx, const char *key, size_t *size);
+    void (*save_fact)(clmax_context *ctx, const char *key, const void *bytes, size_t size);
     /* Optional (NULL: nothing to build): builds the programs of the given types (NULL: all). */
     clmax_status (*prebuild)(clmax_context *ctx, const clmax_type *types, size_t ntypes);
     void (*destroy)(clmax_context *ctx);
 } clmax_backend_iface;
 
 typedef struct clmax_cl clmax_cl; /* OpenCL state, host/opencl/ */
+
+/* CLMAX_AUTO_PATH: an auto context's per-call choice, by the cost model or forced (testing aid). */
+typedef enum { CLMAX_AUTO_PATH_MODEL, CLMAX_AUTO_PATH_CPU, CLMAX_AUTO_PATH_DEVICE } clmax_auto_path;
 
 struct clmax_context {
     clmax_backend backend;
@@ -32,11 +42,19 @@ struct clmax_context {
     clmax_plan_as plan_as;
     int cpu_avx512_off; /* CLMAX_CPU_AVX512=off: the CPU path keeps to 256-bit vectors */
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
+    clmax_auto_path auto_path; /* how an auto context picks the path of a host-pointer call */
+    pthread_mutex_t cost_lock; /* guards the cost profile's measurement */
+    int cost_state;            /* 0: not sought yet, 1: cost holds it, -1: none */
+    clmax_cost_profile cost;   /* the device's and the CPU path's lines (host/calibrate.c) */
     clmax_cl *cl;
     clmax_pool *pool;    /* NULL if it could not be made: every call then starts its own threads */
     clmax_store store;   /* what is kept on disk between processes (OpenCL contexts only) */
     char warnings[2048]; /* what the context could not do as asked, a line each */
 };
+
+/* host/context.c. A zeroed context with its lock (NULL when out of memory), and its release. */
+clmax_context *clmax_context_new(void);
+void clmax_context_free(clmax_context *ctx);
 
 /* Backends. Each returns CLMAX_OK and sets ctx->iface, or a failure with the error recorded. */
 clmax_status clmax_cpu_init(clmax_context *ctx);
@@ -45,9 +63,18 @@ clmax_status clmax_opencl_init(clmax_context *ctx, const char *device_selector);
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                               int64_t *idx);
 
-/* host/dispatch.c. Runs ctx's backend; in auto mode a device failure is retried on the CPU path.
- * Strided axes with few inner lanes go through clmax_reduce_narrow. */
-clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx);
+/* host/dispatch.c. Whether a host-pointer call moving bytes (input and output) runs on ctx's
+ * backend (1) or on the CPU path (0): 1 but in an auto context with a device, where the cost model
+ * or CLMAX_AUTO_PATH decides; the choice goes into the call report. */
+int clmax_route_device(clmax_context *ctx, uint64_t bytes);
+/* Runs ctx's backend (on_device, from clmax_route_device) or the CPU path; in auto mode a device
+ * failure is retried on the CPU path. Strided axes with few inner lanes go through
+ * clmax_reduce_narrow. */
+clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx,
+                          int on_device);
+/* host/calibrate.c. The cost profile of an auto context's device, measured or read back once;
+ * NULL when it cannot be measured. */
+const clmax_cost_profile *clmax_cost_profile_of(clmax_context *ctx);
 /* Records in the call report that the CPU path computed (a part of) the answer. */
 void clmax_report_cpu(const clmax_context *ctx);
 /* Whether failure st of ctx's device is answered by the CPU path (an auto context). */

@@ -8,6 +8,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+clmax_context *clmax_context_new(void)
+{
+    clmax_context *ctx = calloc(1, sizeof *ctx);
+    if (ctx != NULL && pthread_mutex_init(&ctx->cost_lock, NULL) != 0) {
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void clmax_context_free(clmax_context *ctx)
+{
+    pthread_mutex_destroy(&ctx->cost_lock);
+    free(ctx);
+}
+
 clmax_status clmax_context_create(const clmax_context_options *options, clmax_context **out)
 {
     clmax_clear_error();
@@ -34,14 +50,17 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     clmax_strategy strategy = o.strategy;
     clmax_plan_as plan_as;
     int avx512_off;
-    clmax_status st = clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as, &avx512_off);
+    clmax_auto_path auto_path;
+    clmax_status st =
+        clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as, &avx512_off, &auto_path);
     uint64_t cache_limit;
     if (st == CLMAX_OK) st = clmax_cache_limit(&o, &cache_limit);
     if (st != CLMAX_OK) return st;
     const char *device = clmax_device_selector(&o);
 
-    clmax_context *ctx = calloc(1, sizeof *ctx);
+    clmax_context *ctx = clmax_context_new();
     if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
+    ctx->auto_path = auto_path;
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
     ctx->pool = clmax_pool_create();
     ctx->max_chunk_bytes = chunk;
@@ -60,7 +79,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
         }
         if (backend == CLMAX_BACKEND_OPENCL) {
             clmax_pool_destroy(ctx->pool);
-            free(ctx);
+            clmax_context_free(ctx);
             return st;
         }
         /* auto: the CPU path takes over, and the context says why. */
@@ -72,7 +91,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     st = clmax_cpu_init(ctx);
     if (st != CLMAX_OK) {
         clmax_pool_destroy(ctx->pool);
-        free(ctx);
+        clmax_context_free(ctx);
         return st;
     }
     ctx->backend = CLMAX_BACKEND_CPU;
@@ -85,7 +104,7 @@ void clmax_context_destroy(clmax_context *ctx)
     if (ctx == NULL) return;
     if (ctx->iface != NULL && ctx->iface->destroy != NULL) ctx->iface->destroy(ctx);
     clmax_pool_destroy(ctx->pool);
-    free(ctx);
+    clmax_context_free(ctx);
 }
 
 clmax_backend clmax_context_backend(const clmax_context *ctx)

@@ -1,6 +1,8 @@
 /* Runs a problem on the context's backend: strided axes with few lanes as wide rows
- * (host/narrow.c), and in an auto context a device failure answered by the CPU path. */
+ * (host/narrow.c); in an auto context, on the path the cost model expects faster (host/cost.h),
+ * and a device failure answered by the CPU path. */
 #include "backend.h"
+#include "cost.h"
 #include "narrow.h"
 #include "status.h"
 
@@ -19,6 +21,38 @@ void clmax_report_cpu(const clmax_context *ctx)
     clmax_call_ran(CLMAX_BACKEND_CPU, name);
 }
 
+int clmax_route_device(clmax_context *ctx, uint64_t bytes)
+{
+    if (!ctx->fallback || ctx->iface->reduce == clmax_cpu_reduce) return 1;
+    char why[160];
+    int device;
+    if (ctx->auto_path != CLMAX_AUTO_PATH_MODEL) {
+        device = ctx->auto_path == CLMAX_AUTO_PATH_DEVICE;
+        snprintf(why, sizeof why, "auto: CLMAX_AUTO_PATH=%s", device ? "opencl" : "cpu");
+    } else {
+        const clmax_cost_profile *pf = clmax_cost_profile_of(ctx);
+        if (pf == NULL) {
+            clmax_call_chose("auto: the device, which could not be measured");
+            return 1;
+        }
+        double tc = clmax_cost_cpu_seconds(pf, bytes), td = clmax_cost_device_seconds(pf, bytes);
+        device = clmax_cost_prefers_device(pf, bytes);
+        snprintf(why, sizeof why, "auto: the %s, expected %.1f us against %.1f us on the %s",
+                 device ? "device" : "CPU path", 1e6 * (device ? td : tc), 1e6 * (device ? tc : td),
+                 device ? "CPU path" : "device");
+    }
+    clmax_call_chose(why);
+    return device;
+}
+
+static clmax_status reduce_cpu(clmax_context *ctx, const clmax_problem *p, const void *x,
+                               int64_t *idx)
+{
+    clmax_status st = clmax_cpu_reduce(ctx, p, x, idx);
+    if (st == CLMAX_OK) clmax_report_cpu(ctx);
+    return st;
+}
+
 static clmax_status reduce_direct(clmax_context *ctx, const clmax_problem *p, const void *x,
                                   int64_t *idx)
 {
@@ -31,9 +65,12 @@ static clmax_status reduce_direct(clmax_context *ctx, const clmax_problem *p, co
     return st;
 }
 
-clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx)
+clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx,
+                          int on_device)
 {
+    clmax_status (*run)(clmax_context *, const clmax_problem *, const void *, int64_t *) =
+        on_device ? reduce_direct : reduce_cpu;
     uint64_t g = clmax_narrow_rows(ctx, p);
-    if (g != 0) return clmax_reduce_narrow(ctx, p, x, idx, g, reduce_direct);
-    return reduce_direct(ctx, p, x, idx);
+    if (g != 0) return clmax_reduce_narrow(ctx, p, x, idx, g, run);
+    return run(ctx, p, x, idx);
 }

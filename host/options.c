@@ -41,13 +41,14 @@ static int choice(const char *v, const char *const *names)
 
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
                              uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
-                             int *avx512_off)
+                             int *avx512_off, clmax_auto_path *auto_path)
 {
     /* In the order of each enum's values. */
     static const char *const backends[] = {"auto", "opencl", "cpu", NULL};
     static const char *const strategies[] = {"auto", "rows", "strided", "split", NULL};
     static const char *const plans[] = {"auto", "cpu", "gpu", NULL};
     static const char *const isa[] = {"auto", "off", NULL};
+    static const char *const paths[] = {"model", "cpu", "opencl", NULL};
     const char *v;
     int i;
     if (backend != NULL && *backend == CLMAX_BACKEND_AUTO &&
@@ -85,6 +86,15 @@ clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *back
             return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
                               "CLMAX_CPU_AVX512=%s: expected auto or off", v);
         *avx512_off = i == 1;
+    }
+    if (auto_path != NULL) {
+        *auto_path = CLMAX_AUTO_PATH_MODEL;
+        if ((v = env(o, "CLMAX_AUTO_PATH")) != NULL) {
+            if ((i = choice(v, paths)) < 0)
+                return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                                  "CLMAX_AUTO_PATH=%s: expected model, cpu or opencl", v);
+            *auto_path = (clmax_auto_path)i;
+        }
     }
     return CLMAX_OK;
 }

@@ -31,13 +31,19 @@ static _Thread_local struct {
     clmax_call_report report;
     char device[512];
     char message[CLMAX_ERROR_MAX];
+    char choice[160];
 } last_call;
 
 void clmax_call_begin(void)
 {
     last_call.report.backend = CLMAX_BACKEND_AUTO;
     last_call.report.fallback_status = CLMAX_OK;
-    last_call.device[0] = last_call.message[0] = '\0';
+    last_call.device[0] = last_call.message[0] = last_call.choice[0] = '\0';
+}
+
+void clmax_call_chose(const char *why)
+{
+    if (last_call.choice[0] == '\0') snprintf(last_call.choice, sizeof last_call.choice, "%s", why);
 }
 
 void clmax_call_ran(clmax_backend backend, const char *device)
@@ -61,6 +67,7 @@ const clmax_call_report *clmax_last_call_report(void)
 {
     last_call.report.device = last_call.device;
     last_call.report.fallback_message = last_call.message;
+    last_call.report.choice = last_call.choice;
     return &last_call.report;
 }
 

@@ -25,5 +25,7 @@ void clmax_call_ran(clmax_backend backend, const char *device);
 /* The device failed with st (its message the thread's last error, which this clears) and the CPU
  * path will compute the answer. */
 void clmax_call_fell_back(clmax_status st);
+/* Why an auto context sent the call where it did (the first reason given stays). */
+void clmax_call_chose(const char *why);
 
 #endif

@@ -512,12 +512,20 @@ clmax_context *test_context_open(clmax_backend backend, const clmax_context_opti
         o = *options;
     else
         clmax_context_options_init(&o);
-    o.backend = backend;
+    /* CLMAX_TEST_AUTO=1: the OpenCL tests run on an auto context, whose per-call choice CI forces
+     * to each side with CLMAX_AUTO_PATH; it must have found the device. */
+    const char *via = getenv("CLMAX_TEST_AUTO");
+    int via_auto = backend == CLMAX_BACKEND_OPENCL && via != NULL && strcmp(via, "1") == 0;
+    o.backend = via_auto ? CLMAX_BACKEND_AUTO : backend;
     if (!backend_enabled(backend))
         cr_skip_test("backend %s not selected by CLMAX_BACKEND", test_backend_str(backend));
 
     clmax_context *ctx = NULL;
     clmax_status st = clmax_context_create(&o, &ctx);
+    if (via_auto && st == CLMAX_OK && clmax_context_backend(ctx) == CLMAX_BACKEND_CPU) {
+        clmax_context_destroy(ctx), ctx = NULL;
+        st = CLMAX_ERROR_NO_DEVICE; /* the auto context found none */
+    }
     if (backend == CLMAX_BACKEND_OPENCL && st == CLMAX_ERROR_NO_DEVICE) {
         if (opencl_required())
             cr_assert_fail("no OpenCL device, and CLMAX_REQUIRE_OPENCL=1: %s", clmax_last_error());
@@ -530,14 +538,14 @@ clmax_context *test_context_open(clmax_backend backend, const clmax_context_opti
     cr_assert_not_null(ctx);
     cr_assert_eq(clmax_context_backend(ctx), backend, "context backend %d, asked for %s",
                  (int)clmax_context_backend(ctx), test_backend_str(backend));
-    snprintf(g_label, sizeof g_label, "backend %s (%s), strategy %s, max_chunk_bytes %" PRIu64,
-             test_backend_str(backend), clmax_context_device_name(ctx),
+    snprintf(g_label, sizeof g_label, "backend %s%s (%s), strategy %s, max_chunk_bytes %" PRIu64,
+             test_backend_str(backend), via_auto ? " via auto" : "", clmax_context_device_name(ctx),
              test_strategy_str(o.strategy), o.max_chunk_bytes);
     /* The testing aids the environment applies (.ci/run forces them for whole runs) */
-    const char *aids[4] = {o.strategy == CLMAX_STRATEGY_AUTO ? "CLMAX_STRATEGY" : NULL,
+    const char *aids[5] = {o.strategy == CLMAX_STRATEGY_AUTO ? "CLMAX_STRATEGY" : NULL,
                            "CLMAX_PLAN", o.max_chunk_bytes == 0 ? "CLMAX_MAX_CHUNK_BYTES" : NULL,
-                           "CLMAX_CPU_AVX512"};
-    for (size_t i = 0; i < 4 && !o.ignore_environment; i++) {
+                           "CLMAX_CPU_AVX512", via_auto ? "CLMAX_AUTO_PATH" : NULL};
+    for (size_t i = 0; i < 5 && !o.ignore_environment; i++) {
         const char *v = aids[i] != NULL ? getenv(aids[i]) : NULL;
         size_t used = strlen(g_label);
         if (v != NULL && *v != '\0')

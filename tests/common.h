@@ -93,7 +93,8 @@ int opencl_required(void);
 /* Creates a context on backend with options (NULL: defaults; the backend field is overridden).
  * Skips the test when the backend is disabled by CLMAX_BACKEND, or when OpenCL has no device
  * (a failure instead with CLMAX_REQUIRE_OPENCL=1). Fails the test on any other error. Sets the
- * label that check failures print. */
+ * label that check failures print. With CLMAX_TEST_AUTO=1 an OpenCL context is made in auto mode
+ * (and must find the device), so that CLMAX_AUTO_PATH steers its calls. */
 clmax_context *test_context_open(clmax_backend backend, const clmax_context_options *options);
 /* That label: the backend, device, strategy and testing aids of the last context it made. */
 const char *test_context_label(void);

@@ -96,3 +96,17 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
         clmax_cl_cache_save_bytes(cl, e, bin, size);
     free(bin);
 }
+
+unsigned char *clmax_cl_load_fact(clmax_context *ctx, const char *key, size_t *size)
+{
+    clmax_cl_cache_entry e;
+    if (!clmax_cl_cache_name(ctx->cl, 0, NULL, NULL, key, &e)) return NULL;
+    return clmax_cl_cache_load(ctx->cl, &e, size);
+}
+
+void clmax_cl_save_fact(clmax_context *ctx, const char *key, const void *bytes, size_t size)
+{
+    clmax_cl_cache_entry e;
+    if (clmax_cl_cache_name(ctx->cl, 0, NULL, NULL, key, &e))
+        clmax_cl_cache_save_bytes(ctx->cl, &e, bytes, size);
+}

@@ -24,5 +24,9 @@ void clmax_cl_cache_save_bytes(clmax_cl *cl, const clmax_cl_cache_entry *e, cons
                                size_t size);
 /* Keeps prog's binary as e's entry. */
 void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program prog);
+/* The backend's load_fact and save_fact (backend.h): a measured fact of the device, such as the
+ * cost profile of host/calibrate.c, named by key in the device's scope and generation. */
+unsigned char *clmax_cl_load_fact(clmax_context *ctx, const char *key, size_t *size);
+void clmax_cl_save_fact(clmax_context *ctx, const char *key, const void *bytes, size_t size);
 
 #endif

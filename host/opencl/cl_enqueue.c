@@ -48,12 +48,12 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     clmax_strategy strategy = o.strategy;
     clmax_plan_as plan_as;
     int avx512_off;
-    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as, &avx512_off);
+    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as, &avx512_off, NULL);
     uint64_t cache_limit;
     if (st == CLMAX_OK) st = clmax_cache_limit(&o, &cache_limit);
     if (st != CLMAX_OK) return st;
 
-    clmax_context *ctx = calloc(1, sizeof *ctx);
+    clmax_context *ctx = clmax_context_new();
     if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
     ctx->max_chunk_bytes = chunk;
@@ -63,7 +63,7 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     clmax_open_store(ctx, &o, cache_limit); /* before the device's probes, which it keeps */
     st = clmax_opencl_init_from(ctx, context, device, queue);
     if (st != CLMAX_OK) {
-        free(ctx);
+        clmax_context_free(ctx);
         return st;
     }
     ctx->backend = CLMAX_BACKEND_OPENCL;

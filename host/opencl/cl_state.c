@@ -1,5 +1,6 @@
 /* The OpenCL backend's state (clmax_cl) made and released: a context of its own on the selected
  * device, or one over the caller's OpenCL objects; and the backend interface it fills. */
+#include "cl_cache.h"
 #include "cl_internal.h"
 
 #include <stdlib.h>
@@ -25,6 +26,8 @@ static void cl_destroy(clmax_context *ctx)
 
 static const clmax_backend_iface cl_iface = {.reduce = clmax_cl_reduce,
                                              .hardmax = clmax_cl_hardmax_in_place,
+                                             .load_fact = clmax_cl_load_fact,
+                                             .save_fact = clmax_cl_save_fact,
                                              .prebuild = clmax_cl_prebuild,
                                              .destroy = cl_destroy};
 

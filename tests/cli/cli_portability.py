@@ -111,8 +111,9 @@ def _(ctx):
     with open(os.path.join(vendors, "a-oclgrind.icd"), "w") as f:
         f.write(icd + "\n")
     shutil.copy(pocl, os.path.join(vendors, "b-pocl.icd"))
+    # A call this small goes to the CPU path by the cost model; the device is forced here.
     env = {"OCL_ICD_VENDORS": vendors, "OCL_ICD_FILENAMES": "",
-           "CLMAX_CACHE_DIR": ctx.path("cache")}
+           "CLMAX_CACHE_DIR": ctx.path("cache"), "CLMAX_AUTO_PATH": "opencl"}
     p = ctx.run("devices", env=env)
     out = p.stdout.decode("utf-8", "replace")
     assert "[0] Oclgrind Simulator" in out and "GPU+CPU+accelerator" in out, out

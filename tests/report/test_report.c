@@ -7,6 +7,7 @@
 #include "common.h"
 #include "clmax_cl.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const int64_t dims[2] = {3, 50};
@@ -98,7 +99,12 @@ static cl_int launch_fails(cl_command_queue q, cl_kernel k, cl_uint d, const siz
 Test(report, fallback_is_reported)
 {
     if (!backend_enabled(CLMAX_BACKEND_OPENCL)) cr_skip_test("OpenCL tests are disabled");
-    clmax_context *ctx = open_backend(CLMAX_BACKEND_AUTO);
+    /* The cost model would send so small a call to the CPU path: the device is forced. */
+    setenv("CLMAX_AUTO_PATH", "opencl", 1);
+    clmax_context *ctx = NULL;
+    clmax_status created = clmax_context_create(NULL, &ctx);
+    unsetenv("CLMAX_AUTO_PATH");
+    cr_assert_eq(created, CLMAX_OK, "%s", clmax_last_error());
     if (clmax_context_backend(ctx) != CLMAX_BACKEND_OPENCL) {
         cr_assert(!opencl_required(), "auto did not pick OpenCL: %s", clmax_context_warnings(ctx));
         cr_skip_test("no OpenCL device");

@@ -280,7 +280,7 @@ static int run(const op_args *a)
     double t_context = 0, t_op = 0, t0;
     int status = CLI_EXIT_REFUSED, ran = 0;
     clmax_backend ran_on = CLMAX_BACKEND_AUTO;
-    char ran_device[512] = "";
+    char ran_device[512] = "", ran_choice[160] = "";
 
     /* The opset was checked while parsing, so these cannot fail. */
     if (a->op != CLI_HARDMAX) {
@@ -361,6 +361,7 @@ static int run(const op_args *a)
     const clmax_call_report *report = clmax_last_call_report();
     ran_on = report->backend;
     snprintf(ran_device, sizeof ran_device, "%s", report->device);
+    snprintf(ran_choice, sizeof ran_choice, "%s", report->choice);
     /* A fallback is never silent: the answer is right, but not from the device asked for. */
     if (report->fallback_status != CLMAX_OK)
         fprintf(stderr,
@@ -399,6 +400,7 @@ done:
         fprintf(stderr, "clmax: backend: %s\n", b == CLMAX_BACKEND_OPENCL ? "opencl" : "cpu");
         fprintf(stderr, "clmax: device: %s\n",
                 computed ? ran_device : clmax_context_device_name(ctx));
+        if (ran_choice[0] != '\0') fprintf(stderr, "clmax: path: %s\n", ran_choice);
         print_warnings(ctx);
         fprintf(stderr, "clmax: input: %s %s [%s]%s%s\n", a->in, clmax_type_name(in.desc.type),
                 in_shape, in.conversion ? ", " : "", in.conversion ? in.conversion : "");

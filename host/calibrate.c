@@ -1,0 +1,143 @@
+/* The cost profile of an auto context's device (cost.h), measured once: from this process's
+ * earlier contexts on the same device, else from the store, else by timing both paths on host
+ * memory (about 0.1 s, plus the float32 program's build where it is not cached), then kept in
+ * both. A device that fails here keeps no profile: every call then goes to the device, whose
+ * failure the fallback answers and reports.
+ *
+ * The buffer is in huge pages where the kernel gives them, as NumPy's large arrays are (in base
+ * pages the CPU path read rows a third slower here), and large enough to leave the caches. The
+ * two paths are timed in turns and the best run of each kept: a CPU device's worker threads
+ * stay busy a while after its kernels and slow the CPU path's next calls. */
+#include "backend.h"
+#include "cost.h"
+#include "status.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define CAL_ROW 1024      /* float32 rows of 4 KiB along the last axis */
+#define CAL_ROWS 8192     /* the large problem: 32 MiB */
+#define CAL_SMALL 1000    /* the tiny problem: [1, 1000], a classifier's logits */
+#define CAL_TURNS 5       /* turns of (CPU path, device), after a warm-up of each */
+#define CAL_KEY_VERSION 1 /* changes when what is measured changes */
+#define HUGE_PAGE (2u << 20)
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef clmax_status (*reduce_fn)(clmax_context *, const clmax_problem *, const void *, int64_t *);
+
+/* The best seconds of each path's call on p, over CAL_TURNS turns. */
+static int time_both(clmax_context *ctx, const clmax_problem *p, const float *x, int64_t *idx,
+                     double *cpu_s, double *dev_s)
+{
+    *cpu_s = *dev_s = 1e30;
+    for (int i = -1; i < CAL_TURNS; i++)
+        for (int side = 0; side < 2; side++) {
+            double t0 = now_s();
+            reduce_fn f = side ? ctx->iface->reduce : clmax_cpu_reduce;
+            if (f(ctx, p, x, idx) != CLMAX_OK) return 0;
+            double t = now_s() - t0, *best = side ? dev_s : cpu_s;
+            if (i >= 0 && t < *best) *best = t;
+        }
+    return 1;
+}
+
+static int measure(clmax_context *ctx, clmax_cost_profile *pf)
+{
+    size_t count = (size_t)CAL_ROWS * CAL_ROW, bytes = count * sizeof(float);
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return 0;
+#ifdef MADV_HUGEPAGE
+    madvise(mem, bytes, MADV_HUGEPAGE); /* advice: base pages will do */
+#endif
+    float *x = mem;
+    int64_t *idx = malloc(CAL_ROWS * sizeof *idx);
+    int ok = idx != NULL;
+    uint32_t h = 2463534242u;
+    for (size_t i = 0; ok && i < count; i++) { /* finite values, no pattern the loops could skip */
+        h ^= h << 13, h ^= h >> 17, h ^= h << 5;
+        x[i] = (float)(h >> 8) - 8388608.0f;
+    }
+    clmax_problem large = {0}, small;
+    large.type = CLMAX_TYPE_FLOAT32;
+    large.esize = 4;
+    large.outer = CAL_ROWS;
+    large.n = CAL_ROW;
+    large.inner = 1;
+    small = large;
+    small.outer = 1;
+    small.n = CAL_SMALL;
+    double cs, ds, cl, dl;
+    ok = ok && time_both(ctx, &small, x, idx, &cs, &ds) && time_both(ctx, &large, x, idx, &cl, &dl);
+    munmap(mem, bytes);
+    free(idx);
+    clmax_clear_error(); /* a failure here is the device's next call's to report */
+    if (!ok) return 0;
+    /* Each line: the tiny call's seconds, and the bytes per second past them on the large one. */
+    double moved = (double)bytes + CAL_ROWS * 8.0;
+    pf->cpu_call_s = cs;
+    pf->cpu_bps = moved / (cl - cs > cl / 4 ? cl - cs : cl / 4);
+    pf->dev_call_s = ds;
+    pf->dev_bps = moved / (dl - ds > dl / 4 ? dl - ds : dl / 4);
+    return clmax_cost_profile_valid(pf);
+}
+
+/* This process's profiles, per device and setting (the store may be off). */
+#define KNOWN_MAX 16
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    char key[768];
+    clmax_cost_profile pf;
+} known[KNOWN_MAX];
+static int nknown;
+
+const clmax_cost_profile *clmax_cost_profile_of(clmax_context *ctx)
+{
+    pthread_mutex_lock(&ctx->cost_lock);
+    if (ctx->cost_state != 0) goto out;
+    ctx->cost_state = -1;
+    if (ctx->iface->load_fact == NULL) goto out;
+    /* Whatever changes either line: the threads, the vectors, the chunk limit, the plan. */
+    char key[256], full[768];
+    snprintf(key, sizeof key, "cost=%d;threads=%d;avx512_off=%d;chunk=%llu;strategy=%d;plan=%d",
+             CAL_KEY_VERSION, ctx->num_threads, ctx->cpu_avx512_off,
+             (unsigned long long)ctx->max_chunk_bytes, (int)ctx->strategy, (int)ctx->plan_as);
+    snprintf(full, sizeof full, "%s;%s", ctx->device_name, key);
+    pthread_mutex_lock(&known_lock);
+    for (int i = 0; i < nknown && ctx->cost_state < 0; i++)
+        if (strcmp(known[i].key, full) == 0) ctx->cost = known[i].pf, ctx->cost_state = 1;
+    pthread_mutex_unlock(&known_lock);
+    if (ctx->cost_state > 0) goto out;
+    size_t size = 0;
+    unsigned char *bytes = ctx->iface->load_fact(ctx, key, &size);
+    if (bytes != NULL && size == CLMAX_COST_PROFILE_BYTES) {
+        clmax_cost_profile_unpack(bytes, &ctx->cost);
+        if (clmax_cost_profile_valid(&ctx->cost)) ctx->cost_state = 1;
+    }
+    free(bytes);
+    if (ctx->cost_state < 0 && measure(ctx, &ctx->cost)) {
+        unsigned char out[CLMAX_COST_PROFILE_BYTES];
+        clmax_cost_profile_pack(&ctx->cost, out);
+        ctx->iface->save_fact(ctx, key, out, sizeof out);
+        ctx->cost_state = 1;
+    }
+    if (ctx->cost_state > 0) {
+        pthread_mutex_lock(&known_lock);
+        int slot = nknown < KNOWN_MAX ? nknown++ : KNOWN_MAX - 1;
+        snprintf(known[slot].key, sizeof known[slot].key, "%s", full);
+        known[slot].pf = ctx->cost;
+        pthread_mutex_unlock(&known_lock);
+    }
+out:
+    pthread_mutex_unlock(&ctx->cost_lock);
+    return ctx->cost_state > 0 ? &ctx->cost : NULL;
+}
