@@ -46,6 +46,8 @@ typedef struct bench_opts {
     int small_pages;                /* --small-pages: host buffers without MADV_HUGEPAGE */
     int sweep;                      /* --sweep: 1 the full grid, 2 the quick one; 0: classes */
     int size_explicit;              /* --size given */
+    uint64_t sweep_n[32], sweep_inner[32]; /* --sweep-n, --sweep-inner: the grid's axes */
+    int sweep_nn, sweep_ni;                /* their lengths; 0: the default axes */
 } bench_opts;
 
 /* One throughput case: an operator on a shape, along an axis. */

@@ -44,6 +44,9 @@ static void usage(FILE *f)
             "                     context, as CSV against the host's read (+write) limit;\n"
             "                     quick: a smaller grid at --size=64 unless given\n"
             "                     (tools/bench/heatmap.py draws it)\n"
+            "  --sweep-n=LIST, --sweep-inner=LIST\n"
+            "                     the sweep's reduced lengths and inner sizes instead of the\n"
+            "                     default grid, e.g. --sweep-n=1000 --sweep-inner=1,3\n"
             "  --no-verify        skip the bit-for-bit OpenCL vs CPU comparison\n"
             "  --quiet            no progress lines on stderr\n"
             "  --small-pages      host buffers in base pages: without it they are in huge\n"
@@ -113,6 +116,24 @@ static int parse_backends(const char *s, bench_opts *o)
     return 0;
 }
 
+/* "1,3,1000" into up to 32 positive values. */
+static int parse_list(const char *s, uint64_t *out, int *n)
+{
+    *n = 0;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        char buf[32];
+        if (len == 0 || len >= sizeof buf || *n >= 32) return 0;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        if (!parse_u64(buf, &out[*n]) || out[*n] == 0) return 0;
+        (*n)++;
+        s += len;
+        if (*s == ',' && *++s == '\0') return 0;
+    }
+    return *n > 0;
+}
+
 static int bad(const char *arg)
 {
     fprintf(stderr, "clmax-bench: bad option '%s' (see --help)\n", arg);
@@ -162,6 +183,10 @@ static int parse_args(int argc, char **argv, bench_opts *o, const char **first_c
         } else if (IS("--sweep")) {
             if (strcmp(v, "quick") != 0) return bad(a) + 1;
             o->sweep = 2;
+        } else if (IS("--sweep-n")) {
+            if (!parse_list(v, o->sweep_n, &o->sweep_nn)) return bad(a) + 1;
+        } else if (IS("--sweep-inner")) {
+            if (!parse_list(v, o->sweep_inner, &o->sweep_ni)) return bad(a) + 1;
         } else if (strcmp(a, "--json") == 0) {
             o->format = BENCH_JSON;
         } else if (strcmp(a, "--csv") == 0) {

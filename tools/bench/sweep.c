@@ -163,6 +163,8 @@ static void sweep_type(sweep_env *s, int hardmax, clmax_type t, int quick)
     size_t nn = quick ? sizeof quick_n / sizeof *quick_n : sizeof full_n / sizeof *full_n;
     size_t ni =
         quick ? sizeof quick_inner / sizeof *quick_inner : sizeof full_inner / sizeof *full_inner;
+    if (s->o->sweep_nn) ns = s->o->sweep_n, nn = (size_t)s->o->sweep_nn;
+    if (s->o->sweep_ni) inners = s->o->sweep_inner, ni = (size_t)s->o->sweep_ni;
     uint64_t es = clmax_type_size(t), count = s->o->size_bytes / es;
     for (size_t a = 0; a < nn; a++)
         for (size_t b = 0; b < ni; b++) {
