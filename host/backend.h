@@ -37,6 +37,7 @@ struct clmax_context {
     const clmax_backend_iface *iface;
     char device_name[512];
     int num_threads;
+    char cpu_name[64]; /* "CPU (N threads)": how reports name the CPU path */
     uint64_t max_chunk_bytes; /* 0: no limit besides the device's */
     clmax_strategy strategy;
     clmax_plan_as plan_as;

@@ -62,6 +62,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
     ctx->auto_path = auto_path;
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
+    snprintf(ctx->cpu_name, sizeof ctx->cpu_name, "CPU (%d threads)", ctx->num_threads);
     ctx->pool = clmax_pool_create();
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;

@@ -16,32 +16,25 @@ int clmax_fallback_applies(const clmax_context *ctx, clmax_status st)
 
 void clmax_report_cpu(const clmax_context *ctx)
 {
-    char name[64];
-    snprintf(name, sizeof name, "CPU (%d threads)", ctx->num_threads);
-    clmax_call_ran(CLMAX_BACKEND_CPU, name);
+    clmax_call_ran(CLMAX_BACKEND_CPU, ctx->cpu_name);
 }
 
 int clmax_route_device(clmax_context *ctx, uint64_t bytes)
 {
     if (!ctx->fallback || ctx->iface->reduce == clmax_cpu_reduce) return 1;
-    char why[160];
-    int device;
     if (ctx->auto_path != CLMAX_AUTO_PATH_MODEL) {
-        device = ctx->auto_path == CLMAX_AUTO_PATH_DEVICE;
-        snprintf(why, sizeof why, "auto: CLMAX_AUTO_PATH=%s", device ? "opencl" : "cpu");
-    } else {
-        const clmax_cost_profile *pf = clmax_cost_profile_of(ctx);
-        if (pf == NULL) {
-            clmax_call_chose("auto: the device, which could not be measured");
-            return 1;
-        }
-        double tc = clmax_cost_cpu_seconds(pf, bytes), td = clmax_cost_device_seconds(pf, bytes);
-        device = clmax_cost_prefers_device(pf, bytes);
-        snprintf(why, sizeof why, "auto: the %s, expected %.1f us against %.1f us on the %s",
-                 device ? "device" : "CPU path", 1e6 * (device ? td : tc), 1e6 * (device ? tc : td),
-                 device ? "CPU path" : "device");
+        int device = ctx->auto_path == CLMAX_AUTO_PATH_DEVICE;
+        clmax_call_chose(CLMAX_CHOSE_FORCED, device, 0, 0);
+        return device;
     }
-    clmax_call_chose(why);
+    const clmax_cost_profile *pf = clmax_cost_profile_of(ctx);
+    if (pf == NULL) {
+        clmax_call_chose(CLMAX_CHOSE_UNMEASURED, 1, 0, 0);
+        return 1;
+    }
+    int device = clmax_cost_prefers_device(pf, bytes);
+    clmax_call_chose(CLMAX_CHOSE_MODEL, device, clmax_cost_cpu_seconds(pf, bytes),
+                     clmax_cost_device_seconds(pf, bytes));
     return device;
 }
 

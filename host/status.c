@@ -32,18 +32,51 @@ static _Thread_local struct {
     char device[512];
     char message[CLMAX_ERROR_MAX];
     char choice[160];
+    int chose; /* 0: no choice made; else 1 + its clmax_chose_how */
+    int chose_device;
+    double chose_cpu_s, chose_dev_s;
 } last_call;
 
 void clmax_call_begin(void)
 {
     last_call.report.backend = CLMAX_BACKEND_AUTO;
     last_call.report.fallback_status = CLMAX_OK;
-    last_call.device[0] = last_call.message[0] = last_call.choice[0] = '\0';
+    last_call.device[0] = last_call.message[0] = '\0';
+    last_call.chose = 0;
 }
 
-void clmax_call_chose(const char *why)
+void clmax_call_chose(clmax_chose_how how, int device, double cpu_s, double dev_s)
 {
-    if (last_call.choice[0] == '\0') snprintf(last_call.choice, sizeof last_call.choice, "%s", why);
+    if (last_call.chose) return;
+    last_call.chose = 1 + (int)how;
+    last_call.chose_device = device;
+    last_call.chose_cpu_s = cpu_s;
+    last_call.chose_dev_s = dev_s;
+}
+
+static void write_choice(void)
+{
+    const char *side = last_call.chose_device ? "opencl" : "cpu";
+    double mine = last_call.chose_device ? last_call.chose_dev_s : last_call.chose_cpu_s;
+    double other = last_call.chose_device ? last_call.chose_cpu_s : last_call.chose_dev_s;
+    switch (last_call.chose) {
+    case 0:
+        last_call.choice[0] = '\0';
+        break;
+    case 1 + CLMAX_CHOSE_FORCED:
+        snprintf(last_call.choice, sizeof last_call.choice, "auto: CLMAX_AUTO_PATH=%s", side);
+        break;
+    case 1 + CLMAX_CHOSE_UNMEASURED:
+        snprintf(last_call.choice, sizeof last_call.choice,
+                 "auto: the device, whose cost could not be measured");
+        break;
+    default:
+        snprintf(last_call.choice, sizeof last_call.choice,
+                 "auto: the %s, expected %.1f us against %.1f us on the %s",
+                 last_call.chose_device ? "device" : "CPU path", 1e6 * mine, 1e6 * other,
+                 last_call.chose_device ? "CPU path" : "device");
+        break;
+    }
 }
 
 void clmax_call_ran(clmax_backend backend, const char *device)
@@ -67,6 +100,7 @@ const clmax_call_report *clmax_last_call_report(void)
 {
     last_call.report.device = last_call.device;
     last_call.report.fallback_message = last_call.message;
+    write_choice();
     last_call.report.choice = last_call.choice;
     return &last_call.report;
 }

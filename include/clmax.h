@@ -156,6 +156,10 @@ typedef enum clmax_strategy {
  *                                   default), a CPU device, or a discrete GPU whose chunks are
  *                                   copied rather than used in place (testing aid: runs either
  *                                   kind's kernels and tuning on any device; no option)
+ *   CLMAX_AUTO_PATH=model|cpu|opencl  how an auto context with a device picks each host-pointer
+ *                                   call's path: by its cost model (default: measured once per
+ *                                   device, kept in the cache folder), or always the CPU path or
+ *                                   always the device (testing aid; no option)
  *   CLMAX_CPU_AVX512=auto|off       the CPU path's lanes (strided axes) in 512-bit vectors where
  *                                   the CPU has AVX-512BW (auto, the default), or in 256-bit ones
  *                                   (off; testing aid; no option)
@@ -196,7 +200,9 @@ CLMAX_API void clmax_context_options_init(clmax_context_options *options);
  * threads; release them with clmax_context_destroy(). In auto mode any failure to bring up OpenCL
  * (no platform, no device, a device that fails to initialise) falls back to the CPU path, and so
  * does a later operator call whose OpenCL work fails (build, allocation or enqueue failure): the
- * CPU path then gives the answer. With CLMAX_BACKEND_OPENCL such failures are returned. */
+ * CPU path then gives the answer. With CLMAX_BACKEND_OPENCL such failures are returned. An auto
+ * context with a device also sends each host-pointer call to the CPU path where its cost model
+ * expects that faster (CLMAX_AUTO_PATH above; clmax_call_report.choice says why). */
 CLMAX_API clmax_status clmax_context_create(const clmax_context_options *options,
                                             clmax_context **ctx);
 

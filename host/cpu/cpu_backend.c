@@ -734,6 +734,6 @@ static const clmax_backend_iface cpu_iface = {.reduce = clmax_cpu_reduce, .destr
 clmax_status clmax_cpu_init(clmax_context *ctx)
 {
     ctx->iface = &cpu_iface;
-    snprintf(ctx->device_name, sizeof ctx->device_name, "CPU (%d threads)", ctx->num_threads);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%s", ctx->cpu_name);
     return CLMAX_OK;
 }

@@ -7,6 +7,7 @@
 #include "contract.h"
 #include "options.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,7 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     clmax_context *ctx = clmax_context_new();
     if (ctx == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "context");
     ctx->num_threads = o.num_threads > 0 ? o.num_threads : clmax_online_cores();
+    snprintf(ctx->cpu_name, sizeof ctx->cpu_name, "CPU (%d threads)", ctx->num_threads);
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;

@@ -191,6 +191,10 @@ int bench_run_case(bench_env *e, const bench_case *c, bench_row *rows, int *nrow
 /* Class 8: warm latency through the host API on each backend, and the first call in a fresh
  * process (spawned with --first-call). */
 int bench_run_latency(bench_env *e, const char *self, bench_row *rows, int *nrows);
+/* Class 8's cache-hot rows: ArgMax along the last axis of logits-sized inputs, called again and
+ * again on the same bytes, on the CPU path, the OpenCL device and autox (an auto context, or
+ * NULL), against a cache-hot read of those bytes. */
+int bench_run_hot(bench_env *e, clmax_context *autox, bench_row *rows, int *nrows);
 /* The hidden child mode: create a context of the given backend, time create + first ArgMax on
  * [1, 1000] float32, print "<seconds>" on stdout. Returns the exit status. */
 int bench_first_call_child(const bench_opts *o, const char *backend);

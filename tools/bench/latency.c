@@ -292,3 +292,117 @@ done:
         bench_free(y[bk]);
     return rc;
 }
+
+/* ---- Cache-hot calls: a language model's logits right after its last layer ---- */
+
+#define HOT_TARGET_RATIO 0.80     /* against a cache-hot read of the same bytes */
+#define HOT_TARGET_SMALL 1e-6     /* [1, 1000] float32 on the CPU path, seconds */
+#define HOT_CALLS 200             /* timed calls per row, after 20 warm-up calls */
+#define HOT_READ_SMALL (1u << 20) /* reads of fewer bytes run on one thread */
+
+typedef struct hot_shape {
+    int64_t rows, n;
+    clmax_type type;
+} hot_shape;
+
+static const hot_shape hot_shapes[] = {{1, 151936, CLMAX_TYPE_FLOAT32},
+                                       {32, 128256, CLMAX_TYPE_FLOAT32},
+                                       {1, 1000, CLMAX_TYPE_FLOAT32},
+                                       {64, 1000, CLMAX_TYPE_FLOAT32},
+                                       {1, 151936, CLMAX_TYPE_FLOAT16}};
+
+static volatile uint64_t hot_sink;
+
+/* The median seconds of the cache-hot read of bytes at x: one thread for small reads (waking
+ * others would cost more than the read), else all of them. */
+static double hot_read(const void *x, uint64_t bytes, int threads)
+{
+    static double t[HOT_CALLS];
+    int th = bytes < HOT_READ_SMALL ? 1 : threads;
+    for (int i = -20; i < HOT_CALLS; i++) {
+        double t0 = bench_now();
+        hot_sink += bench_cpu_read(x, bytes, th);
+        if (i >= 0) t[i] = bench_now() - t0;
+    }
+    return bench_median(t, HOT_CALLS);
+}
+
+int bench_run_hot(bench_env *e, clmax_context *autox, bench_row *rows, int *nrows)
+{
+    const bench_opts *o = e->o;
+    clmax_context *ctxs[3] = {e->ctx[BK_CPU], o->backends[BK_OPENCL] ? e->ctx[BK_OPENCL] : NULL,
+                              autox};
+    const char *names[3] = {"cpu", "opencl", "auto"};
+    int rc = 0;
+    for (size_t s = 0; s < sizeof hot_shapes / sizeof *hot_shapes; s++) {
+        const hot_shape *h = &hot_shapes[s];
+        uint64_t count = (uint64_t)(h->rows * h->n), bytes = count * clmax_type_size(h->type);
+        void *x = bench_alloc(bytes);
+        int64_t *y = bench_alloc((size_t)h->rows * 8 * 3);
+        if (x == NULL || y == NULL) {
+            fprintf(stderr, "clmax-bench: out of memory\n");
+            bench_free(x);
+            bench_free(y);
+            return 1;
+        }
+        bench_fill(x, count, h->type, 1);
+        clmax_tensor_desc d;
+        memset(&d, 0, sizeof d);
+        d.type = h->type;
+        d.rank = 2;
+        d.dims[0] = h->rows, d.dims[1] = h->n;
+        clmax_argmax_attrs a;
+        clmax_argmax_attrs_init(&a, 13);
+        a.axis = -1;
+        double limit = hot_read(x, bytes, e->cpu_threads);
+        static double t[HOT_CALLS];
+        for (int b = 0; b < 3; b++) {
+            if (ctxs[b] == NULL) continue;
+            bench_row *r = &rows[(*nrows)++];
+            int small = h->rows * h->n <= 1000;
+            memset(r, 0, sizeof *r);
+            r->kind = small ? 1 : 0;
+            r->cls = 8;
+            snprintf(r->name, sizeof r->name, "cache-hot");
+            snprintf(r->shape, sizeof r->shape, "[%lld,%lld]", (long long)h->rows, (long long)h->n);
+            snprintf(r->type, sizeof r->type, "%s", clmax_type_name(h->type));
+            snprintf(r->op, sizeof r->op, "argmax");
+            r->axis = -1;
+            r->backend = names[b];
+            r->bytes = bytes;
+            if (b == 0) r->target = small ? HOT_TARGET_SMALL : HOT_TARGET_RATIO;
+            bench_progress(o, "class 8 cache-hot %s %s on %s", r->type, r->shape, names[b]);
+            int64_t *yb = y + b * h->rows;
+            for (int i = -20; i < HOT_CALLS; i++) {
+                double t0 = bench_now();
+                clmax_status st = clmax_argmax(ctxs[b], &d, x, &a, yb);
+                double t1 = bench_now();
+                if (st != CLMAX_OK) {
+                    fprintf(stderr, "clmax-bench: cache-hot %s on %s failed: %s\n", r->shape,
+                            names[b], clmax_last_error());
+                    r->failed = 1;
+                    rc = 1;
+                    break;
+                }
+                if (i >= 0) t[i] = t1 - t0;
+            }
+            if (r->failed) continue;
+            r->op_s = bench_median(t, HOT_CALLS);
+            r->base_s = limit;
+            r->op_gbs = (double)bytes / r->op_s * 1e-9;
+            r->base_gbs = (double)bytes / limit * 1e-9;
+            r->ratio = limit / r->op_s;
+            snprintf(r->note, sizeof r->note, "median of %d; baseline: cache-hot read", HOT_CALLS);
+            if (b > 0 && o->verify && memcmp(yb, y, (size_t)h->rows * 8) != 0) {
+                fprintf(stderr,
+                        "\nclmax-bench: ******** VERIFICATION FAILED ********\n"
+                        "clmax-bench: cache-hot %s: %s and cpu differ\n\n",
+                        r->shape, names[b]);
+                rc = 1;
+            }
+        }
+        bench_free(x);
+        bench_free(y);
+    }
+    return rc;
+}

@@ -23,7 +23,10 @@ static void usage(FILE *f)
             "                       5 one vector [N] axis 0\n"
             "                       6 Hardmax along the last axis and axis 0 (vs read+write)\n"
             "                       7 classes 1-5 for uint8, float16, bfloat16, int64\n"
-            "                       8 latency of [1,1000] and [8,32000], and the first call\n"
+            "                       8 latency of [1,1000] and [8,32000], the first call, and\n"
+            "                         cache-hot logits ([1,151936], [32,128256], [1,1000],\n"
+            "                         [64,1000] float32, [1,151936] float16) on cpu, opencl\n"
+            "                         and auto against a cache-hot read\n"
             "  --backend=LIST     opencl, cpu, cl_mem, or all of them (default: all)\n"
             "                       opencl  the host-pointer API on the OpenCL device\n"
             "                       cpu     the CPU path\n"
@@ -350,6 +353,9 @@ int main(int argc, char **argv)
         char buf[4096];
         if (bench_run_latency(&e, self_path(argv[0], buf, sizeof buf), rows, &nrows) != 0)
             status = 1;
+        clmax_context *autox = make_context(&o, CLMAX_BACKEND_AUTO, 1);
+        if (autox == NULL || bench_run_hot(&e, autox, rows, &nrows) != 0) status = 1;
+        clmax_context_destroy(autox);
     }
 
     bench_report(&o, &e, rows, nrows);
