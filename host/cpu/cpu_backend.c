@@ -58,6 +58,11 @@
     __builtin_prefetch((const char *)((r) + q_ * (inner)) + c_)
 #define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
 #define KEY_BUFFER 4096 /* keys of a group of tiny rows */
+/* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
+ * lanes run whole, a group at a time (slices_*): [B, 7, 16] uint8 ran 5 times faster so. Wider
+ * elements and fewer lanes ran as fast or faster in the lanes code (docs/PERFORMANCE.md). */
+#define SLICE_ELEMS 1024
+#define SLICE_INNER 64
 
 /* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
 #define LANE_UPDATE(k, jr)                                                                         \
@@ -234,6 +239,39 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
             }                                                                                      \
             uint64_t be = n - bc < MAX_CHUNK(raw_t) ? n : bc + MAX_CHUNK(raw_t);                   \
             out[r] = (int64_t)search_##name(x, bc, be, m, last);                                   \
+        }                                                                                          \
+    }                                                                                              \
+    /* Whole small slices [n, inner] (a strided axis with a short axis, such as [B, 7, 16]), a     \
+     * group of slices at a time: their keys go to a buffer in one vectorised loop, then each      \
+     * slice's lanes are a branch-free scan of its keys, the lanes side by side. The lanes code    \
+     * pays a call and its state per slice, several times such a slice's own work. */              \
+    CLMAX_CPU_CLONES static void slices_##name(const void *xv, uint64_t rows, uint64_t n,          \
+                                               uint64_t inner, int last, int64_t *out)             \
+    {                                                                                              \
+        const raw_t *x = xv;                                                                       \
+        kkey_t kb[KEY_BUFFER], m[SLICE_INNER];                                                     \
+        uint32_t bi[SLICE_INNER];                                                                  \
+        uint64_t sl = n * inner, group = KEY_BUFFER / sl;                                          \
+        for (uint64_t r0 = 0; r0 < rows; r0 += group) {                                            \
+            uint64_t g = rows - r0 < group ? rows - r0 : group;                                    \
+            const raw_t *b = x + r0 * sl;                                                          \
+            for (uint64_t e = 0; e < g * sl; e++)                                                  \
+                kb[e] = KEY(b[e]);                                                                 \
+            for (uint64_t r = 0; r < g; r++) {                                                     \
+                const kkey_t *k = kb + r * sl;                                                     \
+                for (uint64_t l = 0; l < inner; l++)                                               \
+                    m[l] = k[l], bi[l] = 0;                                                        \
+                for (uint32_t j = 1; j < (uint32_t)n; j++) {                                       \
+                    const kkey_t *kj = k + j * inner;                                              \
+                    for (uint64_t l = 0; l < inner; l++) {                                         \
+                        int up = last ? kj[l] >= m[l] : kj[l] > m[l];                              \
+                        m[l] = up ? kj[l] : m[l];                                                  \
+                        bi[l] = up ? j : bi[l];                                                    \
+                    }                                                                              \
+                }                                                                                  \
+                for (uint64_t l = 0; l < inner; l++)                                               \
+                    out[(r0 + r) * inner + l] = bi[l];                                             \
+            }                                                                                      \
         }                                                                                          \
     }                                                                                              \
     static inline lkey_t lane_key_##name(raw_t v)                                                  \
@@ -479,10 +517,14 @@ DEFINE_FLOAT_LANES(f64_min, double, uint64_t, clmax_mkey_f64)
 #define FLOAT_LANES 0
 #endif
 
+typedef void (*slices_fn)(const void *x, uint64_t rows, uint64_t n, uint64_t inner, int last,
+                          int64_t *out);
+
 typedef struct type_fns {
     row_fn row;
     lanes_fn lanes;
     short_rows_fn short_rows;
+    slices_fn slices;
     clmax_short_simd_fn short_simd; /* rows of n < TINY_ROW with AVX2, or NULL */
 } type_fns;
 
@@ -514,10 +556,11 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
 {
     (void)wide;
 #define FNS(name)                                                                                  \
-    return min ? (type_fns){row_##name##_min, LANES_FN(name##_min), short_rows_##name##_min, NULL} \
+    return min ? (type_fns){row_##name##_min, LANES_FN(name##_min), short_rows_##name##_min,       \
+                            slices_##name##_min, NULL}                                             \
                : (type_fns)                                                                        \
     {                                                                                              \
-        row_##name, LANES_FN(name), short_rows_##name, NULL                                        \
+        row_##name, LANES_FN(name), short_rows_##name, slices_##name, NULL                         \
     }
     switch (t) {
     case CLMAX_TYPE_UINT8:
@@ -538,8 +581,10 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
         FNS(i32);
     case CLMAX_TYPE_FLOAT32:
 #if FLOAT_LANES
-        if (min) return (type_fns){row_f32_min, FP_LANES_FN(f32_min), short_rows_f32_min, NULL};
-        return (type_fns){row_f32, FP_LANES_FN(f32), short_rows_f32, NULL};
+        if (min)
+            return (type_fns){row_f32_min, FP_LANES_FN(f32_min), short_rows_f32_min, slices_f32_min,
+                              NULL};
+        return (type_fns){row_f32, FP_LANES_FN(f32), short_rows_f32, slices_f32, NULL};
 #else
         FNS(f32);
 #endif
@@ -549,14 +594,16 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
         FNS(i64);
     case CLMAX_TYPE_FLOAT64:
 #if FLOAT_LANES
-        if (min) return (type_fns){row_f64_min, FP_LANES_FN(f64_min), short_rows_f64_min, NULL};
-        return (type_fns){row_f64, FP_LANES_FN(f64), short_rows_f64, NULL};
+        if (min)
+            return (type_fns){row_f64_min, FP_LANES_FN(f64_min), short_rows_f64_min, slices_f64_min,
+                              NULL};
+        return (type_fns){row_f64, FP_LANES_FN(f64), short_rows_f64, slices_f64, NULL};
 #else
         FNS(f64);
 #endif
     }
 #undef FNS
-    return (type_fns){NULL, NULL, NULL, NULL};
+    return (type_fns){NULL, NULL, NULL, NULL, NULL};
 }
 
 typedef struct job {
@@ -596,6 +643,12 @@ static void run_unit(job *jb, uint64_t u, int t)
         if (done < o1 - o0)
             jb->fn.short_rows(xs + done * p->n * p->esize, o1 - o0 - done, p->n, p->last,
                               jb->idx + o0 + done);
+        return;
+    }
+    if (p->esize == 1 && p->inner >= 8 && p->inner < SLICE_INNER && jb->nseg == 1 &&
+        p->n * p->inner <= SLICE_ELEMS) {
+        jb->fn.slices(jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n, p->inner, p->last,
+                      jb->idx + o0 * p->inner);
         return;
     }
     uint64_t local[4 * STACK_LANES];
