@@ -24,7 +24,6 @@
 #define CAL_SMALL 1000    /* the tiny problem: [1, 1000], a classifier's logits */
 #define CAL_TURNS 5       /* turns of (CPU path, device), after a warm-up of each */
 #define CAL_KEY_VERSION 2 /* changes when what is measured changes */
-#define HUGE_PAGE (2u << 20)
 
 static double now_s(void)
 {

@@ -1,6 +1,6 @@
 /* Strided axes with few inner lanes, which both backends run as a wide problem of g rows side by
  * side and a merge of each lane's g candidates on the host (host/narrow.c): every type, inner 2 to
- * 7 and one-byte lanes up to 24, short axes of 8 to 63 one-byte lanes, both tie rules, ArgMin, the
+ * 7 and one-byte lanes up to 24, short axes of 8 to 31 one-byte lanes, both tie rules, ArgMin, the
  * values, Hardmax; the slices as one wide problem (g divides the axis) and one call per slice (it
  * does not, with rows left past the last wide row), against the reference, bit for bit. */
 #include "common.h"
@@ -26,7 +26,8 @@ static const narrow_case cases[] = {
     {3, {2, 16384, 16}, 1}, /* one-byte lanes: rows of lanes under 32 bytes are narrow too */
     {2, {20000, 24}, 0},    /* the same, a divisor of the axis below g */
     {3, {300, 7, 16}, 1},   /* short axes: one-byte slices run whole (host/cpu, slices_*) */
-    {3, {50, 21, 40}, 1},   /* the same, 40 lanes */
+    {3, {50, 21, 24}, 1},   /* the same, 24 lanes */
+    {3, {12, 200, 16}, 1},  /* the same, slices of 3200 elements (one a group) */
 };
 
 static void run_type(clmax_backend backend, clmax_type type)

@@ -59,10 +59,11 @@
 #define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
 #define KEY_BUFFER 4096 /* keys of a group of tiny rows */
 /* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
- * lanes run whole, a group at a time (slices_*): [B, 7, 16] uint8 ran 5 times faster so. Wider
- * elements and fewer lanes ran as fast or faster in the lanes code (docs/PERFORMANCE.md). */
-#define SLICE_ELEMS 1024
-#define SLICE_INNER 64
+ * lanes run whole, a group at a time (slices_*): [B, 80, 16] uint8 ran 4 times faster so, 40
+ * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
+ * (docs/PERFORMANCE.md). */
+#define SLICE_ELEMS 4096
+#define SLICE_INNER 32
 
 /* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
 #define LANE_UPDATE(k, jr)                                                                         \
