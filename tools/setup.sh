@@ -7,10 +7,11 @@ BUILD_DIR=${BUILD_DIR:-build}
 
 # mesa-opencl-icd (rusticl) and oclgrind: the other OpenCL implementations the tests run on
 # (tests/cli/cli_portability.py, tests/oclgrind); rusticl shows no device unless RUSTICL_ENABLE
-# says so, so the default device stays PoCL's.
+# says so, so the default device stays PoCL's. python3-matplotlib: tools/bench/heatmap.py draws
+# the benchmark's shape sweep (and its test runs it).
 PACKAGES="build-essential cmake pkg-config python3 python3-numpy ocl-icd-opencl-dev opencl-headers
 pocl-opencl-icd clinfo libcriterion-dev libonnx-testdata libonnx-dev protobuf-c-compiler
-libprotobuf-c-dev mesa-opencl-icd oclgrind"
+libprotobuf-c-dev mesa-opencl-icd oclgrind python3-matplotlib"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=$(for p in $PACKAGES; do

@@ -7,12 +7,15 @@ Cases:
   throughput  classes 1-7 at --size=1 on every backend there is, JSON: every expected row is
               there, none failed, every figure is positive and finite, and the bench itself found
               the backends' outputs identical (it exits 1 on a mismatch).
-  latency     class 8, JSON: the warm-latency and first-call rows are there and did not fail.
+  latency     class 8, JSON: the warm-latency, first-call and cache-hot rows are there and did not
+              fail.
   csv         --csv has one line per row of --json, with the same columns throughout.
   usage       bad options exit 2 naming the option; --help and --version exit 0.
   too_large   --size above the OpenCL device's largest buffer (PoCL limited to 256 MiB buffers
               with POCL_MEMORY_LIMIT=1): the cl_mem rows are left out with a note, not failed, and
               the opencl rows (chunked by the library) and cpu rows run; exit status 0.
+  sweep       --sweep=quick on a small grid: its CSV (cells, limits, paths), its usage errors,
+              and tools/bench/heatmap.py's maps of it.
 
 CLMAX_REQUIRE_OPENCL=1 makes rows of the OpenCL backends (opencl, cl_mem) required; without it
 they are checked when the bench found a device. Exit status: 0 pass, 1 fail.
@@ -23,6 +26,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 BACKENDS_CL = ("opencl", "cl_mem")
 
@@ -128,6 +132,11 @@ def case_latency(bench):
     want = [("latency", "latency (warm)", s, b) for s in ("[1,1000]", "[8,32000]")
             for b in backends]
     want.append(("first_call", "first call", "[1,1000]", "cpu"))
+    # The cache-hot logits: on the CPU path, the device (host pointers) and an auto context.
+    for shape in ("[1,151936]", "[32,128256]", "[64,1000]", "[1,151936]", "[1,1000]"):
+        kind = "latency" if shape == "[1,1000]" else "throughput"
+        want += [(kind, "cache-hot", shape, b) for b in ["cpu", "auto"] + (
+            ["opencl"] if "opencl" in backends else [])]
     if "opencl" in backends:
         want += [("first_call", "first call, no caches", "[1,1000]", "opencl"),
                  ("first_call", "first call, caches warm", "[1,1000]", "opencl")]
@@ -136,8 +145,76 @@ def case_latency(bench):
     for r in rows:
         if r["failed"]:
             fail("row failed: %s" % r)
-        positive(r, "seconds")
+        positive(r, "op_seconds" if r["kind"] == "throughput" else "seconds")
+        if r["kind"] == "throughput":
+            positive(r, "baseline_seconds")
     print("ok: %d latency rows on %s" % (len(rows), ", ".join(backends)))
+
+
+SWEEP_COLUMNS = ["backend", "op", "type", "elem_bytes", "outer", "n", "inner", "in_bytes",
+                 "out_bytes", "limit", "op_s", "limit_s", "ratio", "path"]
+
+
+def case_sweep(bench):
+    """--sweep=quick on a chosen grid at 1 MiB: a line per cell and backend, the cells and their
+    limits as the sweep defines them; then tools/bench/heatmap.py draws it."""
+    args = ["--sweep=quick", "--size=1", "--reps=1", "--sweep-n=1,3,1000", "--sweep-inner=1,4"]
+    text = run(bench, args + ["--quiet"]).stdout
+    table = list(csv.reader(text.splitlines()))
+    if not table or table[0] != SWEEP_COLUMNS:
+        fail("sweep header %s, expected %s" % (table[:1], SWEEP_COLUMNS))
+    rows = [dict(zip(table[0], line)) for line in table[1:]]
+    backends = sorted({r["backend"] for r in rows})
+    want_backends = ["auto", "cpu"] + (["opencl"] if os.environ.get("CLMAX_REQUIRE_OPENCL") == "1"
+                                       else [])
+    if not set(want_backends) <= set(backends):
+        fail("sweep backends %s, expected at least %s" % (backends, want_backends))
+    cells = {(r["op"], r["type"], r["outer"], r["n"], r["inner"]) for r in rows}
+    # 3 n x 2 inner for 4 types of ArgMax and 2 of Hardmax, none above 1 MiB of input
+    if len(cells) != 36:
+        fail("%d sweep cells, expected 36: %s" % (len(cells), sorted(cells)))
+    for r in rows:
+        es, outer, n, inner = (int(r[k]) for k in ("elem_bytes", "outer", "n", "inner"))
+        inb, outb = int(r["in_bytes"]), int(r["out_bytes"])
+        if inb != outer * n * inner * es or inb > 1 << 20:
+            fail("row %s: in_bytes" % r)
+        if outb != (inb if r["op"] == "hardmax" else outer * inner * 8):
+            fail("row %s: out_bytes" % r)
+        if r["limit"] != ("read+write" if outb * 10 >= inb else "read"):
+            fail("row %s: limit" % r)
+        for k in ("op_s", "limit_s", "ratio"):
+            v = float(r[k])
+            if not math.isfinite(v) or v <= 0:
+                fail("row %s: %s" % (r, k))
+        if r["path"] not in ("cpu", "opencl") or (r["backend"] != "auto" and
+                                                  r["path"] != r["backend"]):
+            fail("row %s: path" % r)
+    for bad in ("--sweep=full", "--sweep-n=0", "--sweep-n=", "--sweep-inner=1,"):
+        p = run(bench, [bad], want_rc=2)
+        if bad not in p.stderr:
+            fail("%s: the message does not name the option:\n%s" % (bad, p.stderr))
+    # The heat maps, with a Python that has matplotlib (tools/setup.sh installs Debian's).
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = os.path.join(here, "..", "..", "tools", "bench", "heatmap.py")
+    py = next((c for c in (sys.executable, "/usr/bin/python3") if os.path.exists(c) and
+               subprocess.run([c, "-c", "import matplotlib"], capture_output=True).returncode
+               == 0), None)
+    if py is None:
+        fail("no python3 with matplotlib for tools/bench/heatmap.py (python3-matplotlib)")
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "sweep.csv")
+        with open(src, "w") as f:
+            f.write(text)
+        p = subprocess.run([py, script, src, d], capture_output=True, text=True)
+        if p.returncode != 0:
+            fail("heatmap.py failed (%d):\n%s%s" % (p.returncode, p.stdout, p.stderr))
+        pngs = sorted(f for f in os.listdir(d) if f.endswith(".png"))
+        want_png = ["sweep-%s.png" % b for b in backends]
+        if {"auto", "cpu", "opencl"} <= set(backends):
+            want_png.append("sweep-auto-vs-best.png")
+        if pngs != sorted(want_png):
+            fail("heatmap.py wrote %s, expected %s" % (pngs, sorted(want_png)))
+    print("ok: %d sweep rows on %s; heat maps drawn" % (len(rows), ", ".join(backends)))
 
 
 def case_csv(bench):
@@ -198,7 +275,7 @@ def main():
         return 2
     bench, case = sys.argv[1], sys.argv[2]
     cases = {"throughput": case_throughput, "latency": case_latency, "csv": case_csv,
-             "usage": case_usage, "too_large": case_too_large}
+             "usage": case_usage, "too_large": case_too_large, "sweep": case_sweep}
     if case not in cases:
         print("unknown case %s" % case)
         return 2
