@@ -4,6 +4,7 @@
 #define CLMAX_BACKEND_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "cost.h"
 #include "plan.h"
@@ -37,7 +38,7 @@ struct clmax_context {
     const clmax_backend_iface *iface;
     char device_name[512];
     int num_threads;
-    char cpu_name[64]; /* "CPU (N threads)": how reports name the CPU path */
+    char cpu_name[64];        /* "CPU (N threads)": how reports name the CPU path */
     uint64_t max_chunk_bytes; /* 0: no limit besides the device's */
     clmax_strategy strategy;
     clmax_plan_as plan_as;
@@ -45,7 +46,7 @@ struct clmax_context {
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_auto_path auto_path; /* how an auto context picks the path of a host-pointer call */
     pthread_mutex_t cost_lock; /* guards the cost profile's measurement */
-    int cost_state;            /* 0: not sought yet, 1: cost holds it, -1: none */
+    atomic_int cost_state;     /* 0: not sought yet, 1: cost holds it, -1: none */
     clmax_cost_profile cost;   /* the device's and the CPU path's lines (host/calibrate.c) */
     clmax_cl *cl;
     clmax_pool *pool;    /* NULL if it could not be made: every call then starts its own threads */

@@ -14,6 +14,7 @@
 #include "status.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,44 +106,57 @@ static struct {
 } known[KNOWN_MAX];
 static int nknown;
 
-const clmax_cost_profile *clmax_cost_profile_of(clmax_context *ctx)
+/* Finds ctx's profile into ctx->cost: 1, or -1 when there is none. Called once, under the lock. */
+static int find_profile(clmax_context *ctx)
 {
-    pthread_mutex_lock(&ctx->cost_lock);
-    if (ctx->cost_state != 0) goto out;
-    ctx->cost_state = -1;
-    if (ctx->iface->load_fact == NULL) goto out;
+    if (ctx->iface->load_fact == NULL) return -1;
     /* Whatever changes either line: the threads, the vectors, the chunk limit, the plan. */
     char key[256], full[768];
     snprintf(key, sizeof key, "cost=%d;threads=%d;avx512_off=%d;chunk=%llu;strategy=%d;plan=%d",
              CAL_KEY_VERSION, ctx->num_threads, ctx->cpu_avx512_off,
              (unsigned long long)ctx->max_chunk_bytes, (int)ctx->strategy, (int)ctx->plan_as);
     snprintf(full, sizeof full, "%s;%s", ctx->device_name, key);
+    int found = -1;
     pthread_mutex_lock(&known_lock);
-    for (int i = 0; i < nknown && ctx->cost_state < 0; i++)
-        if (strcmp(known[i].key, full) == 0) ctx->cost = known[i].pf, ctx->cost_state = 1;
+    for (int i = 0; i < nknown && found < 0; i++)
+        if (strcmp(known[i].key, full) == 0) ctx->cost = known[i].pf, found = 1;
     pthread_mutex_unlock(&known_lock);
-    if (ctx->cost_state > 0) goto out;
+    if (found > 0) return 1;
     size_t size = 0;
     unsigned char *bytes = ctx->iface->load_fact(ctx, key, &size);
     if (bytes != NULL && size == CLMAX_COST_PROFILE_BYTES) {
         clmax_cost_profile_unpack(bytes, &ctx->cost);
-        if (clmax_cost_profile_valid(&ctx->cost)) ctx->cost_state = 1;
+        if (clmax_cost_profile_valid(&ctx->cost)) found = 1;
     }
     free(bytes);
-    if (ctx->cost_state < 0 && measure(ctx, &ctx->cost)) {
+    if (found < 0 && measure(ctx, &ctx->cost)) {
         unsigned char out[CLMAX_COST_PROFILE_BYTES];
         clmax_cost_profile_pack(&ctx->cost, out);
         ctx->iface->save_fact(ctx, key, out, sizeof out);
-        ctx->cost_state = 1;
+        found = 1;
     }
-    if (ctx->cost_state > 0) {
+    if (found > 0) {
         pthread_mutex_lock(&known_lock);
         int slot = nknown < KNOWN_MAX ? nknown++ : KNOWN_MAX - 1;
         snprintf(known[slot].key, sizeof known[slot].key, "%s", full);
         known[slot].pf = ctx->cost;
         pthread_mutex_unlock(&known_lock);
     }
-out:
-    pthread_mutex_unlock(&ctx->cost_lock);
-    return ctx->cost_state > 0 ? &ctx->cost : NULL;
+    return found;
+}
+
+const clmax_cost_profile *clmax_cost_profile_of(clmax_context *ctx)
+{
+    /* Every host-pointer call of an auto context asks: once the answer is known, no lock. */
+    int state = atomic_load_explicit(&ctx->cost_state, memory_order_acquire);
+    if (state == 0) {
+        pthread_mutex_lock(&ctx->cost_lock);
+        state = atomic_load_explicit(&ctx->cost_state, memory_order_relaxed);
+        if (state == 0) {
+            state = find_profile(ctx);
+            atomic_store_explicit(&ctx->cost_state, state, memory_order_release);
+        }
+        pthread_mutex_unlock(&ctx->cost_lock);
+    }
+    return state > 0 ? &ctx->cost : NULL;
 }

@@ -15,6 +15,7 @@ clmax_context *clmax_context_new(void)
         free(ctx);
         return NULL;
     }
+    if (ctx != NULL) atomic_init(&ctx->cost_state, 0);
     return ctx;
 }
 
