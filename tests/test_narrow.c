@@ -1,8 +1,9 @@
 /* Strided axes with few inner lanes, which both backends run as a wide problem of g rows side by
  * side and a merge of each lane's g candidates on the host (host/narrow.c): every type, inner 2 to
- * 7 and one-byte lanes up to 24, short axes of 8 to 31 one-byte lanes, both tie rules, ArgMin, the
- * values, Hardmax; the slices as one wide problem (g divides the axis) and one call per slice (it
- * does not, with rows left past the last wide row), against the reference, bit for bit. */
+ * 7 and one-byte lanes up to 24, short axes of 8 to 31 one-byte lanes and of 2 to 7 lanes of
+ * every type, both tie rules, ArgMin, the values, Hardmax; the slices as one wide problem (g
+ * divides the axis) and one call per slice (it does not, with rows left past the last wide row),
+ * against the reference, bit for bit. */
 #include "common.h"
 
 #include <inttypes.h>
@@ -28,6 +29,11 @@ static const narrow_case cases[] = {
     {3, {300, 7, 16}, 1},   /* short axes: one-byte slices run whole (host/cpu, slices_*) */
     {3, {50, 21, 24}, 1},   /* the same, 24 lanes */
     {3, {12, 200, 16}, 1},  /* the same, slices of 3200 elements (one a group) */
+    {3, {40000, 3, 3}, 1},  /* 2 to 7 lanes, short axes: slices dealt into rows (host/cpu),
+                               many groups, on several threads */
+    {3, {3001, 2, 2}, 1},   /* the same, the shortest slices, a group left part full */
+    {3, {701, 13, 5}, 1},   /* rows of 13 in 5 streams */
+    {3, {5, 127, 7}, 1},    /* the longest rows and lanes: groups of 2 slices of 8-byte types */
 };
 
 static void run_type(clmax_backend backend, clmax_type type)

@@ -1,4 +1,4 @@
-/* Short contiguous rows (n < 128), where the CPU path has vector code (host/cpu/cpu_short_simd.c)
+/* Short contiguous rows (n <= 256), where the CPU path has vector code (host/cpu/cpu_short_simd.c)
  * and PoCL a rows-per-work-item kernel: every length that changes the vector layout (a partial
  * last vector, odd and even vector counts, pairs of vectors), every fill, ties planted at every
  * pair of positions of some lengths, special rows, inputs whose last rows cannot take a full
@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const int64_t lengths[] = {1,  2,  3,  4,  5,  7,  8,  9,  12, 15, 16,  17,  24,
-                                  31, 32, 33, 40, 48, 63, 64, 65, 80, 96, 100, 127, 128};
+static const int64_t lengths[] = {1,  2,   3,   4,   5,   7,   8,   9,   12, 15, 16,
+                                  17, 24,  31,  32,  33,  40,  48,  63,  64, 65, 80,
+                                  96, 100, 127, 128, 129, 200, 255, 256, 257};
 #define NLENGTHS (sizeof lengths / sizeof lengths[0])
 
 static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_desc *d,
@@ -59,7 +60,7 @@ static void run_fills(clmax_backend backend, clmax_type type)
  * winners are 1 or NaN over values below one, for ArgMin the bottom value over values above it. */
 static void run_pairs(clmax_backend backend, clmax_type type)
 {
-    static const int64_t pair_lengths[] = {9, 16, 33, 64, 100};
+    static const int64_t pair_lengths[] = {9, 16, 33, 64, 100, 256};
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 7200 + (uint64_t)type);
@@ -70,8 +71,9 @@ static void run_pairs(clmax_backend backend, clmax_type type)
         ref_view v = {3, (uint64_t)n, 1};
         uint64_t count = output_count(&d);
         void *x = test_malloc(count * ref_type_size(type));
-        for (int64_t k1 = 0; k1 < n; k1++)
-            for (int64_t k2 = k1 + 1; k2 < n; k2 += 1 + (n > 40) * 3) {
+        /* every pair of short rows, a sample of the pairs of the longer (one a call) */
+        for (int64_t k1 = 0; k1 < n; k1 += 1 + (n > 128) * 6)
+            for (int64_t k2 = k1 + 1; k2 < n; k2 += 1 + (n > 40) * 3 + (n > 128) * 12) {
                 for (int min = 0; min <= 1; min++) {
                     for (uint64_t e = 0; e < count; e++)
                         elem_set(type, x, e,
@@ -107,7 +109,7 @@ static void run_pairs(clmax_backend backend, clmax_type type)
 /* More than the CPU path's threshold for threads, so rows are split into units. */
 static void run_large(clmax_backend backend, clmax_type type)
 {
-    static const int64_t large_lengths[] = {16, 5, 127};
+    static const int64_t large_lengths[] = {16, 5, 127, 256};
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 7300 + (uint64_t)type);

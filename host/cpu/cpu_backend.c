@@ -118,7 +118,6 @@
 
 typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, uint64_t *bk,
                        uint64_t *bi);
-typedef void (*short_rows_fn)(const void *x, uint64_t rows, uint64_t n, int last, int64_t *out);
 typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
                          int last, uint64_t *bk, uint64_t *bi, void *work);
 
@@ -524,9 +523,9 @@ typedef void (*slices_fn)(const void *x, uint64_t rows, uint64_t n, uint64_t inn
 typedef struct type_fns {
     row_fn row;
     lanes_fn lanes;
-    short_rows_fn short_rows;
+    clmax_short_rows_fn short_rows;
     slices_fn slices;
-    clmax_short_simd_fn short_simd; /* rows of n < TINY_ROW with AVX2, or NULL */
+    clmax_short_simd_fn short_simd; /* rows of n <= CLMAX_SHORT_MAX_N with AVX2, or NULL */
 } type_fns;
 
 /* Whether this CPU runs the 512-bit lanes (AVX-512BW and VL, as the kernel reports them). */
@@ -612,6 +611,7 @@ typedef struct job {
     const char *x;
     int64_t *idx;
     type_fns fn;
+    int deal; /* whole slices run dealt into rows (cpu_deal.c) */
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
     uint64_t *state;   /* 4 * lane_block words per task when lane_block > STACK_LANES */
@@ -638,7 +638,7 @@ static void run_unit(job *jb, uint64_t u, int t)
          * rows whose loads stay inside the input, the scalar code the rest. */
         const char *xs = jb->x + o0 * p->n * p->esize;
         uint64_t done = 0;
-        if (jb->fn.short_simd != NULL && p->n < TINY_ROW)
+        if (jb->fn.short_simd != NULL && p->n <= CLMAX_SHORT_MAX_N)
             done =
                 jb->fn.short_simd(xs, o1 - o0, p->n, p->last, jb->idx + o0, (p->outer - o0) * p->n);
         if (done < o1 - o0)
@@ -650,6 +650,12 @@ static void run_unit(job *jb, uint64_t u, int t)
         p->n * p->inner <= SLICE_ELEMS) {
         jb->fn.slices(jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n, p->inner, p->last,
                       jb->idx + o0 * p->inner);
+        return;
+    }
+    if (jb->nseg == 1 && jb->deal) {
+        clmax_cpu_deal_slices(jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n, p->inner,
+                              p->esize, p->last, jb->fn.short_simd, jb->fn.short_rows,
+                              jb->idx + o0 * p->inner);
         return;
     }
     uint64_t local[4 * STACK_LANES];
@@ -703,6 +709,7 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.fn = pick_fns(p->type, p->min, !ctx->cpu_avx512_off && cpu_has_lanes512());
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
+    jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
 
     int threads = ctx->num_threads > MAX_THREADS ? MAX_THREADS : ctx->num_threads;
     uint64_t total = p->outer * p->n * p->inner;

@@ -5,17 +5,34 @@
 
 #include "clmax.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
-/* ArgMax (or ArgMin with min) of rows [0, done) of x, rows of n < 128 elements, into out; returns
- * done <= rows. Only rows whose vector loads stay within `readable` elements from x are done; the
- * caller finishes the rest. */
+/* The longest rows the vector code below takes: 256 elements keep a row's equality bits within
+ * eight 64-bit words. */
+#define CLMAX_SHORT_MAX_N 256
+
+/* ArgMax (or ArgMin with min) of rows [0, done) of x, rows of n <= CLMAX_SHORT_MAX_N elements, into
+ * out; returns done <= rows. Only rows whose vector loads stay within `readable` elements from x
+ * are done; the caller finishes the rest. */
 typedef uint64_t (*clmax_short_simd_fn)(const void *x, uint64_t rows, uint64_t n, int last,
                                         int64_t *out, uint64_t readable);
 
 /* The function for a type on this CPU, or NULL when the CPU (or the compiler) has no vector code
  * for it. */
 clmax_short_simd_fn clmax_cpu_short_simd(clmax_type type, int min);
+
+/* The scalar code for the same rows (any n up to 2048), for every type (cpu_backend.c). */
+typedef void (*clmax_short_rows_fn)(const void *x, uint64_t rows, uint64_t n, int last,
+                                    int64_t *out);
+
+/* Slices [n, inner] of few lanes, dealt into rows (host/cpu/cpu_deal.c): whether a slice shape
+ * runs there, and the winners of `slices` whole slices from x into out (slices * inner). */
+#define DEAL_INNER 7
+int clmax_cpu_deal_fits(size_t esize, uint64_t n, uint64_t inner);
+void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t inner, size_t esize,
+                           int last, clmax_short_simd_fn simd, clmax_short_rows_fn rows,
+                           int64_t *out);
 
 /* The x86 MXCSR mode in which the CPU's float compares order values as the integer keys do:
  * denormals-are-zero off, and the invalid-operation and denormal-operand exceptions masked (a NaN

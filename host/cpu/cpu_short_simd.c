@@ -1,4 +1,5 @@
-/* Short contiguous rows (n < 128) with AVX2, picked at run time on CPUs that have it.
+/* Short contiguous rows (n <= CLMAX_SHORT_MAX_N, 256) with AVX2, picked at run time on CPUs that
+ * have it.
  *
  * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*, and pairs8_* for
  * one-byte types); longer rows as below (rows_*, called by short_*).
@@ -19,7 +20,9 @@
 
 #include <immintrin.h>
 
-#define MAX_VECTORS 32 /* n < 128 elements of 8 bytes */
+/* Rows of 1 KiB at most: 8-byte rows of more ran faster in the lanes code (dealt slices,
+ * cpu_deal.c) or as long rows. */
+#define MAX_VECTORS 32
 /* Software prefetch distance: the hardware prefetcher alone does not keep up with a loop that does
  * this much per line. */
 #define PREFETCH_BYTES 4096
@@ -298,7 +301,7 @@ static inline uint32_t eqbits_8(__m256i k, __m256i m)
 }
 #define BITS_PER_ELEMENT(W) ((W) <= 2 ? (W) : 1)
 #define BITS_PER_VECTOR(W) (32 / (W)*BITS_PER_ELEMENT(W))
-#define MAX_WORDS 4 /* 64-bit words of equality bits of a row: 128 16-bit elements */
+#define MAX_WORDS 8 /* 64-bit words of equality bits of a row: 256 16-bit elements */
 
 /* The position of the lowest (first) or highest (last) set bit of words w[0..nw), without a
  * branch: every word before the first one with a bit adds its 64 (tzcnt of 0 is 64). */
@@ -352,7 +355,9 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
             m = hmax128_##W(m);                                                                    \
             __m256i ma = _mm256_permute2x128_si256(m, m, 0x00);                                    \
             __m256i mb = _mm256_permute2x128_si256(m, m, 0x11);                                    \
-            uint64_t wa[MAX_WORDS] = {0, 0, 0, 0}, wb[MAX_WORDS] = {0, 0, 0, 0};                   \
+            uint64_t wa[MAX_WORDS], wb[MAX_WORDS];                                                 \
+            for (uint64_t w = 0; w < nw; w++)                                                      \
+                wa[w] = wb[w] = 0;                                                                 \
             for (uint64_t v = 0; v < nv; v++) {                                                    \
                 uint64_t at = v * BITS_PER_VECTOR(W);                                              \
                 wa[at / 64] |= (uint64_t)eqbits_##W(ka[v], ma) << at % 64;                         \
@@ -442,8 +447,8 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
         if (n * (W) <= 16) return PAIRS(xv, rows, n, last, out, readable);                         \
         const uint64_t lanes = 32 / (W);                                                           \
         const uint64_t nv = (n + lanes - 1) / lanes;                                               \
-        /* n < 128 keeps the equality bits within MAX_WORDS words (cpu_short.h) */                 \
-        if (n >= 128 || nv > MAX_VECTORS || readable < nv * lanes) return 0;                       \
+        /* n <= 256 keeps the equality bits within MAX_WORDS words (cpu_short.h) */                \
+        if (n > CLMAX_SHORT_MAX_N || nv > MAX_VECTORS || readable < nv * lanes) return 0;          \
         uint64_t done = (readable - nv * lanes) / n + 1;                                           \
         if (done > rows) done = rows;                                                              \
         const int tail_bytes = (int)((n - (nv - 1) * lanes) * (W)); /* 1..32 */                    \

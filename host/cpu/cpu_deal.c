@@ -1,0 +1,99 @@
+/* Slices [n, inner] with 2 to DEAL_INNER lanes and a short axis (n <= 256), such as RGB pixels or
+ * [B, 7, 3]: a group of slices is dealt into one buffer row-stream per lane (lane l's elements,
+ * slice after slice), each stream is reduced as short contiguous rows by the row code, and the
+ * winners are interleaved back into the output.
+ *
+ * Why: the lanes code pays a call, its state and its tails per slice, far more than a slice of a
+ * few dozen elements is worth (0.03-0.05 of the memory limit), and a scan that keeps a running pair
+ * per lane cannot be vectorised across 3 lanes. Dealing is a loop with a constant stride, which
+ * the compiler vectorises with shuffles, and the rows then run in the short rows' vector code. */
+#include "cpu_short.h"
+
+#include <string.h>
+
+#define DEAL_BYTES 16384 /* input bytes dealt at a time: the buffer stays in the L1 cache */
+#define DEAL_SLACK 64    /* bytes past the streams the row code's vector loads may read */
+#define DEAL_OUT 2048    /* winners of a group, kept lane by lane before they are interleaved */
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
+#define DEAL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define DEAL_CLONES
+#endif
+
+/* Lane l of `count` rows of I elements of type T into dst + l * count, for every l < I; I is a
+ * constant in each instance, so the loads are an interleaved group the compiler vectorises. */
+#define DEAL_FN(T, I)                                                                              \
+    DEAL_CLONES static void deal_##T##_##I(const void *sv, uint64_t count, void *dv)               \
+    {                                                                                              \
+        const T *s = sv;                                                                           \
+        T *d = dv;                                                                                 \
+        for (uint64_t e = 0; e < count; e++)                                                       \
+            for (uint64_t l = 0; l < (I); l++)                                                     \
+                d[l * count + e] = s[e * (I) + l];                                                 \
+    }
+#define DEAL_TYPE(T)                                                                               \
+    DEAL_FN(T, 2) DEAL_FN(T, 3) DEAL_FN(T, 4) DEAL_FN(T, 5) DEAL_FN(T, 6) DEAL_FN(T, 7)
+DEAL_TYPE(uint8_t)
+DEAL_TYPE(uint16_t)
+DEAL_TYPE(uint32_t)
+DEAL_TYPE(uint64_t)
+
+typedef void (*deal_fn)(const void *s, uint64_t count, void *d);
+
+static deal_fn pick_deal(size_t esize, uint64_t inner)
+{
+#define DEAL_ROW(T)                                                                                \
+    {                                                                                              \
+        NULL, NULL, deal_##T##_2, deal_##T##_3, deal_##T##_4, deal_##T##_5, deal_##T##_6,          \
+            deal_##T##_7                                                                           \
+    }
+    static const deal_fn table[4][DEAL_INNER + 1] = {DEAL_ROW(uint8_t), DEAL_ROW(uint16_t),
+                                                     DEAL_ROW(uint32_t), DEAL_ROW(uint64_t)};
+#undef DEAL_ROW
+    int w = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
+    return table[w][inner];
+}
+
+int clmax_cpu_deal_fits(size_t esize, uint64_t n, uint64_t inner)
+{
+    /* Rows of lanes under a vector, and rows of at most 1 KiB, 512 bytes for 8-byte types: wider
+     * lanes and longer 8-byte rows ran as fast or faster in the lanes code (docs/PERFORMANCE.md).
+     */
+    if (inner * esize >= 32 || n * esize > (esize == 8 ? 512 : 1024)) return 0;
+    return inner >= 2 && inner <= DEAL_INNER && n >= 2 && n <= CLMAX_SHORT_MAX_N &&
+           (esize == 1 || esize == 2 || esize == 4 || esize == 8) &&
+           n * inner * esize <= DEAL_BYTES && inner <= DEAL_OUT;
+}
+
+void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t inner, size_t esize,
+                           int last, clmax_short_simd_fn simd, clmax_short_rows_fn rows,
+                           int64_t *out)
+{
+    _Alignas(64) unsigned char buf[DEAL_BYTES + DEAL_SLACK];
+    int64_t win[DEAL_OUT];
+    memset(buf + DEAL_BYTES, 0, DEAL_SLACK); /* the row code's loads past the end read zeros */
+    const deal_fn deal = pick_deal(esize, inner);
+    const uint64_t slice_bytes = n * inner * esize;
+    uint64_t group = DEAL_BYTES / slice_bytes;
+    if (group * inner > DEAL_OUT) group = DEAL_OUT / inner;
+    const unsigned char *s = x;
+    for (uint64_t g0 = 0; g0 < slices; g0 += group) {
+        const uint64_t g = slices - g0 < group ? slices - g0 : group;
+        deal(s + g0 * slice_bytes, g * n, buf);
+        /* stream l: g rows of n elements, from buf + l * g * n elements; its winners at win + l*g;
+         * the vector code may read on into the next streams or the zeroed slack */
+        const uint64_t readable = (DEAL_BYTES + DEAL_SLACK) / esize;
+        for (uint64_t l = 0; l < inner; l++) {
+            const unsigned char *st = buf + l * g * n * esize;
+            int64_t *w = win + l * g;
+            uint64_t done = 0;
+            if (simd != NULL) done = simd(st, g, n, last, w, readable - l * g * n);
+            if (done < g) rows(st + done * n * esize, g - done, n, last, w + done);
+        }
+        int64_t *o = out + g0 * inner;
+        for (uint64_t r = 0; r < g; r++)
+            for (uint64_t l = 0; l < inner; l++)
+                o[r * inner + l] = win[l * g + r];
+    }
+}
