@@ -289,6 +289,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
     for (uint64_t o = 0; o < p.outer && st == CLMAX_OK; o += rows) {
         clmax_problem b = p;
         b.outer = p.outer - o < rows ? p.outer - o : rows;
+        b.reread = 1;
         const char *xb = (const char *)x + o * slice_bytes;
         st = clmax_reduce(ctx, &b, xb, idx, on_device);
         if (st == CLMAX_OK) hardmax_fill(ctx, &b, b.outer, idx, (char *)y + o * slice_bytes);

@@ -132,6 +132,7 @@ clmax_status clmax_argmax_prepare(const clmax_tensor_desc *in, const clmax_argma
     p->inner = dims_product(in->dims, *axis + 1, in->rank);
     p->last = attrs->select_last_index;
     p->min = min;
+    p->reread = 0;
     if (p->n == 0 && p->outer != 0 && p->inner != 0)
         return clmax_fail(CLMAX_ERROR_EMPTY_AXIS,
                           "%s over axis %d of length 0 would have to produce %llu indices", name,
@@ -182,6 +183,7 @@ clmax_status clmax_hardmax_prepare(const clmax_tensor_desc *in, const clmax_hard
     }
     p->last = 0;
     p->min = 0;
+    p->reread = 0;
     return CLMAX_OK;
 }
 

@@ -13,8 +13,9 @@ typedef struct clmax_problem {
     clmax_type type;
     uint64_t esize; /* bytes per element */
     uint64_t outer, n, inner;
-    int last; /* select_last_index: ties go to the largest index */
-    int min;  /* ArgMin: the smallest value wins (NaN still wins, as in the ONNX reference) */
+    int last;   /* select_last_index: ties go to the largest index */
+    int min;    /* ArgMin: the smallest value wins (NaN still wins, as in the ONNX reference) */
+    int reread; /* idx is scratch read back at once (Hardmax): keep it in the cache, no streaming */
 } clmax_problem;
 
 #endif

@@ -654,7 +654,7 @@ static void run_unit(job *jb, uint64_t u, int t)
     }
     if (jb->nseg == 1 && jb->deal) {
         clmax_cpu_deal_slices(jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n, p->inner,
-                              p->esize, p->last, jb->fn.short_simd, jb->fn.short_rows,
+                              p->esize, p->last, !p->reread, jb->fn.short_simd, jb->fn.short_rows,
                               jb->idx + o0 * p->inner);
         return;
     }

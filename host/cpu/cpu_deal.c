@@ -39,7 +39,44 @@ DEAL_TYPE(uint16_t)
 DEAL_TYPE(uint32_t)
 DEAL_TYPE(uint64_t)
 
+/* The winners go to memory with non-temporal stores (stream): they are written once and not read
+ * here, and a plain store first reads each line of the output, a third more traffic on [B, 7, 3]
+ * uint8. Not for Hardmax's index scratch, read back at once: streamed out, that read went to
+ * memory and took half again as long. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#define STORE_STREAM(p, v) _mm_stream_si64((long long *)(p), (long long)(v))
+#define STREAM_FENCE() _mm_sfence()
+#else
+#define STORE_STREAM(p, v) (*(p) = (v))
+#define STREAM_FENCE() ((void)0)
+#endif
+
+/* The inverse for the winners: `count` winners of each of I lanes (lane l's at w + l * count)
+ * into out as rows of I; again an interleaved group of constant size. */
+#define UNDEAL_FN(I)                                                                               \
+    DEAL_CLONES static void undeal_##I(const int64_t *w, uint64_t count, int64_t *out, int stream) \
+    {                                                                                              \
+        if (stream)                                                                                \
+            for (uint64_t r = 0; r < count; r++)                                                   \
+                for (uint64_t l = 0; l < (I); l++)                                                 \
+                    STORE_STREAM(out + r * (I) + l, w[l * count + r]);                             \
+        else                                                                                       \
+            for (uint64_t r = 0; r < count; r++)                                                   \
+                for (uint64_t l = 0; l < (I); l++)                                                 \
+                    out[r * (I) + l] = w[l * count + r];                                           \
+    }
+UNDEAL_FN(2)
+UNDEAL_FN(3)
+UNDEAL_FN(4)
+UNDEAL_FN(5)
+UNDEAL_FN(6)
+UNDEAL_FN(7)
+
 typedef void (*deal_fn)(const void *s, uint64_t count, void *d);
+typedef void (*undeal_fn)(const int64_t *w, uint64_t count, int64_t *out, int stream);
+static const undeal_fn undeal[DEAL_INNER + 1] = {NULL,     NULL,     undeal_2, undeal_3,
+                                                 undeal_4, undeal_5, undeal_6, undeal_7};
 
 static deal_fn pick_deal(size_t esize, uint64_t inner)
 {
@@ -67,7 +104,7 @@ int clmax_cpu_deal_fits(size_t esize, uint64_t n, uint64_t inner)
 }
 
 void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t inner, size_t esize,
-                           int last, clmax_short_simd_fn simd, clmax_short_rows_fn rows,
+                           int last, int stream, clmax_short_simd_fn simd, clmax_short_rows_fn rows,
                            int64_t *out)
 {
     _Alignas(64) unsigned char buf[DEAL_BYTES + DEAL_SLACK];
@@ -80,6 +117,11 @@ void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t 
     const unsigned char *s = x;
     for (uint64_t g0 = 0; g0 < slices; g0 += group) {
         const uint64_t g = slices - g0 < group ? slices - g0 : group;
+        /* the next group's lines, while this one is dealt: the hardware prefetcher alone lags */
+        const unsigned char *next = s + (g0 + g) * slice_bytes;
+        const uint64_t ahead = g0 + g < slices ? (slices - g0 - g < g ? slices - g0 - g : g) : 0;
+        for (uint64_t c = 0; c < ahead * slice_bytes; c += 64)
+            __builtin_prefetch(next + c);
         deal(s + g0 * slice_bytes, g * n, buf);
         /* stream l: g rows of n elements, from buf + l * g * n elements; its winners at win + l*g;
          * the vector code may read on into the next streams or the zeroed slack */
@@ -91,9 +133,7 @@ void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t 
             if (simd != NULL) done = simd(st, g, n, last, w, readable - l * g * n);
             if (done < g) rows(st + done * n * esize, g - done, n, last, w + done);
         }
-        int64_t *o = out + g0 * inner;
-        for (uint64_t r = 0; r < g; r++)
-            for (uint64_t l = 0; l < inner; l++)
-                o[r * inner + l] = win[l * g + r];
+        undeal[inner](win, g, out + g0 * inner, stream);
     }
+    if (stream) STREAM_FENCE(); /* the winners visible to the thread that joins this one */
 }

@@ -31,7 +31,7 @@ typedef void (*clmax_short_rows_fn)(const void *x, uint64_t rows, uint64_t n, in
 #define DEAL_INNER 7
 int clmax_cpu_deal_fits(size_t esize, uint64_t n, uint64_t inner);
 void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t inner, size_t esize,
-                           int last, clmax_short_simd_fn simd, clmax_short_rows_fn rows,
+                           int last, int stream, clmax_short_simd_fn simd, clmax_short_rows_fn rows,
                            int64_t *out);
 
 /* The x86 MXCSR mode in which the CPU's float compares order values as the integer keys do:
