@@ -322,7 +322,7 @@ BACKEND_TEST(hardmax, long_rows, .timeout = 900)
     clmax_context_destroy(ctx);
 }
 
-/* One-hot outputs large enough for the CPU path's streaming stores (blocks of 8 MiB and more),
+/* One-hot outputs large enough for the CPU path's streaming stores (8 MiB and more: host/onehot.c),
  * written at an output address one element past an aligned one, so that the stores meet an
  * unaligned head and a partial tail; the bytes around the output must stay untouched. */
 BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
@@ -333,10 +333,11 @@ BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
         int64_t axis;
     } large_case;
     static const large_case cases[] = {
-        {CLMAX_TYPE_FLOAT32, {2100, 1024}, -1},
-        {CLMAX_TYPE_FLOAT16, {4200, 1030}, 1},
-        {CLMAX_TYPE_BFLOAT16, {2101, 2053}, 0},
-        {CLMAX_TYPE_FLOAT64, {1027, 1100}, -1},
+        {CLMAX_TYPE_FLOAT32, {2100, 1024}, -1}, {CLMAX_TYPE_FLOAT16, {4200, 1030}, 1},
+        {CLMAX_TYPE_BFLOAT16, {2101, 2053}, 0}, {CLMAX_TYPE_FLOAT64, {1027, 1100}, -1},
+        {CLMAX_TYPE_FLOAT16, {2097153, 2}, -1}, /* slices of 4 bytes, built in groups */
+        {CLMAX_TYPE_FLOAT32, {3, 800001}, 0},   /* rows of many lanes, in runs */
+        {CLMAX_TYPE_FLOAT32, {2, 1100000}, -1}, /* long rows: zeros streamed, then the ones */
     };
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;

@@ -1,0 +1,294 @@
+/* Hardmax's one-hot output on the host: as many bytes as the input, so it is written by all the
+ * context's threads and, when large, with non-temporal stores (a plain store first reads the line
+ * it writes: a third more traffic than the read + write the output needs).
+ *
+ * Slices of up to ONEHOT_BUF bytes are built in a buffer in the cache (zeros, then the ones) and
+ * streamed out whole; rows of many lanes are built a run of lanes at a time by comparing each
+ * lane's winner with the row; the rest (long rows of few lanes, where ones are sparse) are zeroed
+ * by streaming and then get their ones. Zeroing by streaming and then writing dense ones would read
+ * every line back: Hardmax float16 [B, 2, 2] ran at a sixth of its limit so. */
+#include "onehot.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <emmintrin.h>
+#define CLMAX_HAVE_STREAM 1
+#endif
+
+/* The compare loops in AVX2 where the CPU has it: x86-64's baseline has no 64-bit compare, and
+ * its scalar loop took three times the old path's time on Hardmax float16 [B, 3, 4096]. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
+#define ONEHOT_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ONEHOT_CLONES
+#endif
+
+#define ONEHOT_BUF 16384      /* bytes built in the cache before they are streamed out */
+#define ONEHOT_LANE_BYTES 256 /* rows of lanes of at least this many bytes: built by compares */
+
+typedef struct fill_job {
+    const clmax_problem *p;
+    const int64_t *idx;
+    void *y;
+    uint64_t rows; /* rows of the block */
+    int stream;    /* zero the rows with non-temporal stores */
+} fill_job;
+
+/* Zeroes [p, p + bytes). With stream set (and SSE2), the 16-byte aligned body goes out with
+ * non-temporal stores: a large one-hot output is not read again soon, and plain stores would
+ * first read every line they write (a third of the traffic of a read + write). */
+static void zero_bytes(char *p, size_t bytes, int stream)
+{
+#ifdef CLMAX_HAVE_STREAM
+    if (stream && bytes >= 256) {
+        size_t head = (size_t)(-(uintptr_t)p & 15u);
+        memset(p, 0, head);
+        size_t body = (bytes - head) & ~(size_t)63;
+        __m128i z = _mm_setzero_si128();
+        for (size_t b = head; b < head + body; b += 64) {
+            _mm_stream_si128((__m128i *)(p + b), z);
+            _mm_stream_si128((__m128i *)(p + b + 16), z);
+            _mm_stream_si128((__m128i *)(p + b + 32), z);
+            _mm_stream_si128((__m128i *)(p + b + 48), z);
+        }
+        _mm_sfence(); /* ordered before the ones and visible to the thread that joins us */
+        memset(p + head + body, 0, bytes - head - body);
+        return;
+    }
+#endif
+    (void)stream;
+    memset(p, 0, bytes);
+}
+
+/* Writes the ones of outputs [begin, end) of a block (its zeros already written). */
+static void hardmax_ones(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    const clmax_problem *p = f->p;
+    uint64_t slice = p->n * p->inner;
+    /* Output q is lane i of slice o: both are stepped, not divided out per output (a division
+     * each took several times the fill's own time on [8, 3, 65536]). */
+    uint64_t o = begin / p->inner, i = begin % p->inner;
+    for (uint64_t q = begin; q < end; q++, i++) {
+        if (i == p->inner) i = 0, o++;
+        char *e = (char *)f->y + (o * slice + (uint64_t)f->idx[q] * p->inner + i) * p->esize;
+        switch (p->type) {
+        case CLMAX_TYPE_FLOAT16:
+            *(uint16_t *)e = 0x3C00;
+            break;
+        case CLMAX_TYPE_BFLOAT16:
+            *(uint16_t *)e = 0x3F80;
+            break;
+        case CLMAX_TYPE_FLOAT32:
+            *(uint32_t *)e = 0x3F800000u;
+            break;
+        default:
+            *(uint64_t *)e = 0x3FF0000000000000ull;
+            break;
+        }
+    }
+}
+
+/* Writes ones at elements [begin, end) of an output whose axis is one long (loops the compiler
+ * turns into vector stores). */
+static void hardmax_all_ones(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    if (f->p->esize == 8) {
+        uint64_t *y = f->y;
+        for (uint64_t e = begin; e < end; e++)
+            y[e] = 0x3FF0000000000000ull;
+    } else if (f->p->esize == 4) {
+        uint32_t *y = f->y;
+        for (uint64_t e = begin; e < end; e++)
+            y[e] = 0x3F800000u;
+    } else {
+        uint16_t *y = f->y, one = f->p->type == CLMAX_TYPE_BFLOAT16 ? 0x3F80 : 0x3C00;
+        for (uint64_t e = begin; e < end; e++)
+            y[e] = one;
+    }
+}
+
+/* Copies bytes from src (in the cache) to dst with non-temporal stores where there are any. */
+static void stream_out(char *dst, const char *src, size_t bytes)
+{
+#ifdef CLMAX_HAVE_STREAM
+    size_t head = (size_t)(-(uintptr_t)dst & 15u);
+    if (head > bytes) head = bytes;
+    memcpy(dst, src, head);
+    size_t b = head;
+    for (; b + 16 <= bytes; b += 16)
+        _mm_stream_si128((__m128i *)(void *)(dst + b),
+                         _mm_loadu_si128((const __m128i *)(const void *)(src + b)));
+    memcpy(dst + b, src + b, bytes - b);
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+static void stream_fence(void)
+{
+#ifdef CLMAX_HAVE_STREAM
+    _mm_sfence(); /* the streamed bytes visible to the thread that joins this one */
+#endif
+}
+
+/* The ones of slices [o0, o1) into buf, which holds them from slice o0 on and is zeroed. */
+static void ones_of_slices(const clmax_problem *p, const int64_t *idx, char *buf, uint64_t o0,
+                           uint64_t o1)
+{
+    const uint64_t inner = p->inner, slice = p->n * inner;
+#define ONES(T, ONE)                                                                               \
+    do {                                                                                           \
+        T *b = (T *)(void *)buf;                                                                   \
+        for (uint64_t o = o0; o < o1; o++, b += slice)                                             \
+            for (uint64_t i = 0; i < inner; i++)                                                   \
+                b[(uint64_t)idx[o * inner + i] * inner + i] = (ONE);                               \
+    } while (0)
+    switch (p->type) {
+    case CLMAX_TYPE_FLOAT16:
+        ONES(uint16_t, 0x3C00);
+        break;
+    case CLMAX_TYPE_BFLOAT16:
+        ONES(uint16_t, 0x3F80);
+        break;
+    case CLMAX_TYPE_FLOAT32:
+        ONES(uint32_t, 0x3F800000u);
+        break;
+    default:
+        ONES(uint64_t, 0x3FF0000000000000ull);
+        break;
+    }
+#undef ONES
+}
+
+/* Slices [begin, end) of at most ONEHOT_BUF bytes each: groups of them built in a buffer and
+ * streamed out. */
+static void onehot_slices(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    const clmax_problem *p = f->p;
+    _Alignas(64) char buf[ONEHOT_BUF];
+    const uint64_t slice_bytes = p->n * p->inner * p->esize, group = ONEHOT_BUF / slice_bytes;
+    for (uint64_t o = begin; o < end; o += group) {
+        uint64_t o1 = end - o < group ? end : o + group;
+        size_t bytes = (size_t)((o1 - o) * slice_bytes);
+        memset(buf, 0, bytes);
+        ones_of_slices(p, f->idx, buf, o, o1);
+        stream_out((char *)f->y + o * slice_bytes, buf, bytes);
+    }
+    stream_fence();
+}
+
+/* Rows [begin, end) of the block's slices (row r: slice r / n, position r % n along the axis), of
+ * many lanes each: a run of lanes at a time, each element 1 where its lane's winner is the row. */
+ONEHOT_CLONES static void onehot_lane_rows(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    const clmax_problem *p = f->p;
+    _Alignas(64) char buf[ONEHOT_BUF];
+    const uint64_t inner = p->inner, run = ONEHOT_BUF / p->esize;
+    uint64_t o = begin / p->n, k = begin % p->n;
+    for (uint64_t r = begin; r < end; r++, k++) {
+        if (k == p->n) k = 0, o++;
+        const int64_t *w = f->idx + o * inner;
+        char *row = (char *)f->y + (o * p->n + k) * inner * p->esize;
+        for (uint64_t i0 = 0; i0 < inner; i0 += run) {
+            uint64_t len = inner - i0 < run ? inner - i0 : run;
+            const int64_t kk = (int64_t)k;
+#define ROW(T, ONE)                                                                                \
+    do {                                                                                           \
+        T *b = (T *)(void *)buf;                                                                   \
+        for (uint64_t i = 0; i < len; i++)                                                         \
+            b[i] = w[i0 + i] == kk ? (T)(ONE) : (T)0;                                              \
+    } while (0)
+            switch (p->type) {
+            case CLMAX_TYPE_FLOAT16:
+                ROW(uint16_t, 0x3C00);
+                break;
+            case CLMAX_TYPE_BFLOAT16:
+                ROW(uint16_t, 0x3F80);
+                break;
+            case CLMAX_TYPE_FLOAT32:
+                ROW(uint32_t, 0x3F800000u);
+                break;
+            default:
+                ROW(uint64_t, 0x3FF0000000000000ull);
+                break;
+            }
+#undef ROW
+            stream_out(row + i0 * p->esize, buf, (size_t)(len * p->esize));
+        }
+    }
+    stream_fence();
+}
+
+/* Writes the one-hot rows [begin, end) of a block from their winning indices: each row's zeros,
+ * then its ones, while the row is still in the cache. */
+static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    const clmax_problem *p = f->p;
+    uint64_t slice = p->n * p->inner;
+    zero_bytes((char *)f->y + begin * slice * p->esize, (size_t)((end - begin) * slice * p->esize),
+               f->stream);
+    hardmax_ones(arg, begin * p->inner, end * p->inner);
+}
+
+#define FILL_BYTES_PER_THREAD (1u << 20)
+#define STREAM_MIN_BYTES (8u << 20) /* one-hot blocks at least this large are streamed out */
+#define STREAM_MIN_ROW 1024u        /* ... when a one lands at most every this many bytes */
+#define ONES_PER_THREAD 4096u       /* ones written apart: fewer go to the calling thread alone */
+
+/* Zeroes units [begin, end) of FILL_BYTES_PER_THREAD bytes of a block (the last one shorter). */
+static void hardmax_zero_units(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    uint64_t bytes = f->rows * f->p->n * f->p->inner * f->p->esize;
+    uint64_t b = begin * FILL_BYTES_PER_THREAD, e = end * FILL_BYTES_PER_THREAD;
+    zero_bytes((char *)f->y + b, (size_t)((e < bytes ? e : bytes) - b), f->stream);
+}
+
+/* The one-hot of a block of rows, written by the context's threads: it is as many bytes as the
+ * input, so one thread alone would not reach the memory's write bandwidth. */
+void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx, void *y,
+                       uint64_t call_bytes)
+{
+    const uint64_t rows = p->outer;
+    uint64_t row_bytes = p->n * p->inner * p->esize;
+    if (call_bytes >= STREAM_MIN_BYTES) {
+        fill_job g = {p, idx, y, rows, 1};
+        if (row_bytes <= ONEHOT_BUF) {
+            uint64_t per = FILL_BYTES_PER_THREAD / row_bytes;
+            clmax_parallel_for(ctx, rows, per, onehot_slices, &g);
+            return;
+        }
+        if (p->inner * p->esize >= ONEHOT_LANE_BYTES) {
+            uint64_t lane_row = p->inner * p->esize;
+            uint64_t per = lane_row >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / lane_row;
+            clmax_parallel_for(ctx, rows * p->n, per, onehot_lane_rows, &g);
+            return;
+        }
+    }
+    /* Streaming stores when the output is large and the ones are sparse: a one in a short row
+     * would read back the line just streamed out. */
+    fill_job f = {p, idx, y, rows,
+                  rows * row_bytes >= STREAM_MIN_BYTES && row_bytes >= STREAM_MIN_ROW};
+    if (rows >= 2 * (uint64_t)ctx->num_threads || row_bytes < 2 * FILL_BYTES_PER_THREAD) {
+        uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
+        clmax_parallel_for(ctx, rows, per, hardmax_fill_rows, &f);
+        return;
+    }
+    /* Few long rows (Hardmax along axis 0, say): rows would leave threads idle, so all threads
+     * zero the block, then write the ones (sparse here: at least 2 MiB a row). */
+    uint64_t units = (rows * row_bytes + FILL_BYTES_PER_THREAD - 1) / FILL_BYTES_PER_THREAD;
+    clmax_parallel_for(ctx, units, 1, hardmax_zero_units, &f);
+    clmax_parallel_for(ctx, rows * p->inner, ONES_PER_THREAD, hardmax_ones, &f);
+}
+
+void clmax_onehot_all_ones(clmax_context *ctx, const clmax_problem *p, void *y)
+{
+    fill_job f = {p, NULL, y, p->outer, 0};
+    clmax_parallel_for(ctx, p->outer * p->inner, ONES_PER_THREAD * 16, hardmax_all_ones, &f);
+}

@@ -1,0 +1,16 @@
+/* Hardmax's one-hot output on the host, from the winners of a block of slices (host/onehot.c). */
+#ifndef CLMAX_ONEHOT_H
+#define CLMAX_ONEHOT_H
+
+#include "backend.h"
+
+/* The one-hot of p's outer slices into y: ones at the winners idx[o * inner + i], zeros elsewhere,
+ * written by the context's threads. call_bytes: the whole output's size, of which this is a block
+ * (a large output is streamed out). */
+void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx, void *y,
+                       uint64_t call_bytes);
+
+/* The output of an axis of length one: all ones. */
+void clmax_onehot_all_ones(clmax_context *ctx, const clmax_problem *p, void *y);
+
+#endif
