@@ -5,14 +5,15 @@
 # labelled unit (their commands and environments, as JSON) and runs each under
 #   valgrind --error-exitcode=1 --leak-check=full --trace-children=yes
 # with CLMAX_BACKEND=cpu and OCL_ICD_VENDORS pointing at an empty folder, so no OpenCL driver
-# loads (the OpenCL-only tests skip). Criterion forks a child per test and ignores how a child
+# loads (the OpenCL-only tests skip), and CLMAX_TEST_SMALL=1, so the tests leave out their cases of
+# millions of elements (tests/common.h; AddressSanitizer runs them). Criterion forks a child per test and ignores how a child
 # exits once it has reported, so each process writes its own valgrind log (--log-file=...%p) and
 # the script fails when any log reports an error or a leak. CRITERION_JOBS=1: with more jobs the
 # Criterion runner itself leaks a block per extra worker. .ci/valgrind.supp hides the nanomsg
 # buffers that Criterion's children never free (stacks through libnanomsg only).
 #
-# Every unit test runs (about 6 minutes on 2 cores, the slowest being clmax.argmax, argmin and
-# strategies at 100-160 s each). VALGRIND_TESTS and VALGRIND_EXCLUDE (regexes on test names)
+# Every unit test runs (12 minutes on 2 cores before CLMAX_TEST_SMALL, clmax.wide taking 290 s of
+# it). VALGRIND_TESTS and VALGRIND_EXCLUDE (regexes on test names)
 # narrow the set when that is too slow.
 #
 # Run from the repository root after the normal build (tools/setup.sh installed the dependencies).
@@ -77,7 +78,7 @@ import json, os, subprocess, sys
 spec, logdir, empty_icd, vg = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
 env = dict(os.environ)
 env.update(CLMAX_BACKEND="cpu", OCL_ICD_VENDORS=empty_icd, OCL_ICD_FILENAMES="",
-           CRITERION_JOBS="1")
+           CRITERION_JOBS="1", CLMAX_TEST_SMALL="1")
 for kv in spec["env"]:
     k, _, v = kv.partition("=")
     env[k] = v
@@ -103,7 +104,7 @@ EOF
     echo "ok   $name ($nlogs processes, $(($(date +%s) - t0)) s)"
 }
 
-echo "== valgrind: ${VG[*]}, CLMAX_BACKEND=cpu OCL_ICD_VENDORS=$empty_icd"
+echo "== valgrind: ${VG[*]}, CLMAX_BACKEND=cpu CLMAX_TEST_SMALL=1 OCL_ICD_VENDORS=$empty_icd"
 status=0
 # As many at a time as there are cores.
 pids=()

@@ -3,10 +3,10 @@
  * it writes: a third more traffic than the read + write the output needs).
  *
  * Slices of up to ONEHOT_BUF bytes are built in a buffer in the cache (zeros, then the ones) and
- * streamed out whole; rows of many lanes are built a run of lanes at a time by comparing each
- * lane's winner with the row; the rest (long rows of few lanes, where ones are sparse) are zeroed
- * by streaming and then get their ones. Zeroing by streaming and then writing dense ones would read
- * every line back: Hardmax float16 [B, 2, 2] ran at a sixth of its limit so. */
+ * streamed out whole. Rows of many lanes on axes of up to ONEHOT_DENSE_N, where ones are dense,
+ * are built a run of lanes at a time by comparing each lane's winner with the row. The rest (ones
+ * sparse) are zeroed by streaming, then get their ones. Zeroing by streaming and then writing
+ * dense ones would read every line back: Hardmax float16 [B, 2, 2] ran at a sixth of its limit. */
 #include "onehot.h"
 
 #include <string.h>
@@ -26,6 +26,7 @@
 
 #define ONEHOT_BUF 16384      /* bytes built in the cache before they are streamed out */
 #define ONEHOT_LANE_BYTES 256 /* rows of lanes of at least this many bytes: built by compares */
+#define ONEHOT_DENSE_N 256    /* ... on axes of at most this length: longer ones have few ones */
 
 typedef struct fill_job {
     const clmax_problem *p;
@@ -264,7 +265,7 @@ void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t
             clmax_parallel_for(ctx, rows, per, onehot_slices, &g);
             return;
         }
-        if (p->inner * p->esize >= ONEHOT_LANE_BYTES) {
+        if (p->inner * p->esize >= ONEHOT_LANE_BYTES && p->n <= ONEHOT_DENSE_N) {
             uint64_t lane_row = p->inner * p->esize;
             uint64_t per = lane_row >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / lane_row;
             clmax_parallel_for(ctx, rows * p->n, per, onehot_lane_rows, &g);

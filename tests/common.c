@@ -492,6 +492,12 @@ int test_backends(clmax_backend out[2])
     return n;
 }
 
+int test_small(void)
+{
+    const char *e = getenv("CLMAX_TEST_SMALL");
+    return e && strcmp(e, "1") == 0;
+}
+
 int opencl_required(void)
 {
     const char *e = getenv("CLMAX_REQUIRE_OPENCL");

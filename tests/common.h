@@ -89,6 +89,9 @@ int backend_enabled(clmax_backend backend);
 int test_backends(clmax_backend out[2]);
 /* Whether CLMAX_REQUIRE_OPENCL=1. */
 int opencl_required(void);
+/* Whether CLMAX_TEST_SMALL=1: the slow checkers (valgrind, .ci/valgrind.sh) run the tests on
+ * small shapes, and the tests leave out their cases of millions of elements. */
+int test_small(void);
 
 /* Creates a context on backend with options (NULL: defaults; the backend field is overridden).
  * Skips the test when the backend is disabled by CLMAX_BACKEND, or when OpenCL has no device

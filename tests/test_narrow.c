@@ -36,6 +36,8 @@ static const narrow_case cases[] = {
     {3, {5, 127, 7}, 1},    /* the longest rows and lanes: groups of 2 slices of 8-byte types */
 };
 
+#define SMALL_COUNT 100000 /* the largest case under CLMAX_TEST_SMALL */
+
 static void run_type(clmax_backend backend, clmax_type type)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
@@ -45,6 +47,7 @@ static void run_type(clmax_backend backend, clmax_type type)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         clmax_tensor_desc d = test_desc(type, cases[c].rank, cases[c].dims);
         uint64_t count = output_count(&d);
+        if (test_small() && count > SMALL_COUNT) continue;
         void *x = test_malloc((size_t)count * ref_type_size(type));
         const fill_mode fills[] = {FILL_FEW, FILL_CONST, FILL_MIXED, FILL_SPECIAL};
         for (int f = 0; f < 4; f++, k++) {
@@ -81,3 +84,37 @@ static void run_type(clmax_backend backend, clmax_type type)
         run_type(backend, type);                                                                   \
     }
 FOR_ALL_TYPES(NARROW_TEST)
+
+/* Strided outputs of at least 8 MiB and a quarter of the input, which the CPU path streams out
+ * (host/cpu/cpu_backend.c, STREAM_OUT_MIN): a million winners and more from dealt slices, from
+ * the lanes code at output addresses of either 16-byte alignment (41 lanes), and from one-byte
+ * slices (17 lanes). */
+BACKEND_TEST(narrow, streamed_outputs, .timeout = 900)
+{
+    if (test_small()) cr_skip_test("CLMAX_TEST_SMALL: a million winners a case");
+    static const int64_t dims[][3] = {{350001, 3, 3}, {25601, 2, 41}, {61700, 2, 17}};
+    static const clmax_type types[] = {CLMAX_TYPE_UINT8, CLMAX_TYPE_FLOAT16, CLMAX_TYPE_FLOAT32,
+                                       CLMAX_TYPE_FLOAT64, CLMAX_TYPE_INT64};
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 5200);
+    for (size_t c = 0; c < sizeof dims / sizeof dims[0]; c++)
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            clmax_tensor_desc d = test_desc(types[t], 3, dims[c]);
+            uint64_t count = output_count(&d);
+            void *x = test_malloc((size_t)count * ref_type_size(types[t]));
+            fill_tensor(types[t], x, count, t % 2 ? FILL_FEW : FILL_MIXED, &rng);
+            char what[64];
+            snprintf(what, sizeof what, "streamed outputs, case %zu", c);
+            for (int last = 0; last < 2; last++) {
+                clmax_argmax_attrs a;
+                clmax_argmax_attrs_init(&a, 13);
+                a.axis = 1;
+                a.select_last_index = last;
+                check_argmax(ctx, what, &d, x, &a);
+                check_argmin(ctx, what, &d, x, &a);
+            }
+            free(x);
+        }
+    clmax_context_destroy(ctx);
+}

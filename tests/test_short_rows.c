@@ -109,6 +109,7 @@ static void run_pairs(clmax_backend backend, clmax_type type)
 /* More than the CPU path's threshold for threads, so rows are split into units. */
 static void run_large(clmax_backend backend, clmax_type type)
 {
+    if (test_small()) cr_skip_test("CLMAX_TEST_SMALL: large tensors");
     static const int64_t large_lengths[] = {16, 5, 127, 256};
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;

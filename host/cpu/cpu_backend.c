@@ -63,6 +63,14 @@
  * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
  * (docs/PERFORMANCE.md). */
 #define SLICE_ELEMS 4096
+/* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
+ * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
+ * [B, 3, 16] float32 49 -> 36 ms. Smaller shares lost more to the copy than they saved (uint8
+ * [B, 80, 16]), as did contiguous rows (float16 [B, 21, 1] 16 -> 18 ms). Not Hardmax's index
+ * scratch (reread), read back at once: streamed out, that read went to memory and took half again
+ * as long. */
+#define STREAM_OUT_MIN (8u << 20)
+#define OUT_CHUNK 512
 #define SLICE_INNER 32
 
 /* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
@@ -611,7 +619,8 @@ typedef struct job {
     const char *x;
     int64_t *idx;
     type_fns fn;
-    int deal; /* whole slices run dealt into rows (cpu_deal.c) */
+    int deal;   /* whole slices run dealt into rows (cpu_deal.c) */
+    int stream; /* winners streamed out (clmax_cpu_put) */
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
     uint64_t *state;   /* 4 * lane_block words per task when lane_block > STACK_LANES */
@@ -648,13 +657,19 @@ static void run_unit(job *jb, uint64_t u, int t)
     }
     if (p->esize == 1 && p->inner >= 8 && p->inner < SLICE_INNER && jb->nseg == 1 &&
         p->n * p->inner <= SLICE_ELEMS) {
-        jb->fn.slices(jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n, p->inner, p->last,
-                      jb->idx + o0 * p->inner);
+        int64_t buf[OUT_CHUNK];
+        const uint64_t group = OUT_CHUNK / p->inner, sl = p->n * p->inner * p->esize;
+        for (uint64_t c0 = o0; c0 < o1; c0 += group) {
+            const uint64_t c1 = o1 - c0 < group ? o1 : c0 + group;
+            int64_t *out = jb->stream ? buf : jb->idx + c0 * p->inner;
+            jb->fn.slices(jb->x + c0 * sl, c1 - c0, p->n, p->inner, p->last, out);
+            if (jb->stream) clmax_cpu_put(jb->idx + c0 * p->inner, buf, (c1 - c0) * p->inner, 1);
+        }
         return;
     }
     if (jb->nseg == 1 && jb->deal) {
         clmax_cpu_deal_slices(jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n, p->inner,
-                              p->esize, p->last, !p->reread, jb->fn.short_simd, jb->fn.short_rows,
+                              p->esize, p->last, jb->stream, jb->fn.short_simd, jb->fn.short_rows,
                               jb->idx + o0 * p->inner);
         return;
     }
@@ -667,14 +682,14 @@ static void run_unit(job *jb, uint64_t u, int t)
             jb->fn.row(base, j0, j1, p->last, bk, bi);
         else
             jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi, work);
+        if (jb->nseg == 1) {
+            clmax_cpu_put(jb->idx + o * p->inner + i0, (const int64_t *)bi, lanes, jb->stream);
+            continue;
+        }
         for (uint64_t l = 0; l < lanes; l++) {
             uint64_t q = o * p->inner + i0 + l;
-            if (jb->nseg == 1) {
-                jb->idx[q] = (int64_t)bi[l];
-            } else {
-                jb->pk[q * jb->nseg + seg] = bk[l];
-                jb->pi[q * jb->nseg + seg] = bi[l];
-            }
+            jb->pk[q * jb->nseg + seg] = bk[l];
+            jb->pi[q * jb->nseg + seg] = bi[l];
         }
     }
 }
@@ -686,6 +701,7 @@ static void worker(void *arg, int t)
     uint64_t u;
     while ((u = atomic_fetch_add(&jb->next, 1)) < jb->units)
         run_unit(jb, u, t);
+    if (jb->stream) clmax_cpu_stream_fence(); /* the winners visible to the joining thread */
 }
 
 /* Zeroes indices [begin, end). */
@@ -742,6 +758,9 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.seg_len = (p->n + jb.nseg - 1) / jb.nseg;
     jb.nseg = (p->n + jb.seg_len - 1) / jb.seg_len;
     jb.units = jb.row_units * jb.lane_units * jb.nseg;
+    /* 8-byte winners of at least a quarter of the input's bytes: n * esize <= 32 */
+    jb.stream = jb.nseg == 1 && !p->reread && p->inner > 1 && p->n * p->esize <= 32 &&
+                p->outer * p->inner * 8 >= STREAM_OUT_MIN;
 
     if (jb.nseg > 1) {
         size_t count = (size_t)(p->outer * p->inner * jb.nseg);

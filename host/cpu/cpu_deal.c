@@ -39,17 +39,12 @@ DEAL_TYPE(uint16_t)
 DEAL_TYPE(uint32_t)
 DEAL_TYPE(uint64_t)
 
-/* The winners go to memory with non-temporal stores (stream): they are written once and not read
- * here, and a plain store first reads each line of the output, a third more traffic on [B, 7, 3]
- * uint8. Not for Hardmax's index scratch, read back at once: streamed out, that read went to
- * memory and took half again as long. */
+/* With stream, the winners go out with non-temporal stores (clmax_cpu_put, cpu_short.h; the
+ * caller fences): on [B, 7, 3] uint8 the int64 winners are more bytes than the input. */
 #if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
 #define STORE_STREAM(p, v) _mm_stream_si64((long long *)(p), (long long)(v))
-#define STREAM_FENCE() _mm_sfence()
 #else
 #define STORE_STREAM(p, v) (*(p) = (v))
-#define STREAM_FENCE() ((void)0)
 #endif
 
 /* The inverse for the winners: `count` winners of each of I lanes (lane l's at w + l * count)
@@ -135,5 +130,4 @@ void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t 
         }
         undeal[inner](win, g, out + g0 * inner, stream);
     }
-    if (stream) STREAM_FENCE(); /* the winners visible to the thread that joins this one */
 }

@@ -34,6 +34,38 @@ void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t 
                            int last, int stream, clmax_short_simd_fn simd, clmax_short_rows_fn rows,
                            int64_t *out);
 
+/* Winners to the output: with non-temporal stores when stream is set (a large output of short
+ * axes, written once and not read here: a plain store would read each line first), else plain.
+ * A thread that streamed calls clmax_cpu_stream_fence() before its work is joined. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+static inline void clmax_cpu_put(int64_t *dst, const int64_t *src, uint64_t count, int stream)
+{
+    if (stream) {
+        uint64_t i = 0;
+        if ((uintptr_t)dst % 16 != 0 && count > 0) _mm_stream_si64((long long *)dst, src[0]), i = 1;
+        for (; i + 2 <= count; i += 2)
+            _mm_stream_si128((__m128i *)(void *)(dst + i),
+                             _mm_loadu_si128((const __m128i *)(const void *)(src + i)));
+        if (i < count) _mm_stream_si64((long long *)(dst + i), (long long)src[i]);
+    } else
+        for (uint64_t i = 0; i < count; i++)
+            dst[i] = src[i];
+}
+static inline void clmax_cpu_stream_fence(void)
+{
+    _mm_sfence();
+}
+#else
+static inline void clmax_cpu_put(int64_t *dst, const int64_t *src, uint64_t count, int stream)
+{
+    (void)stream;
+    for (uint64_t i = 0; i < count; i++)
+        dst[i] = src[i];
+}
+static inline void clmax_cpu_stream_fence(void) {}
+#endif
+
 /* The x86 MXCSR mode in which the CPU's float compares order values as the integer keys do:
  * denormals-are-zero off, and the invalid-operation and denormal-operand exceptions masked (a NaN
  * or a denormal met by a compare or a max must not trap). Code that compares floats checks

@@ -355,9 +355,7 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
             m = hmax128_##W(m);                                                                    \
             __m256i ma = _mm256_permute2x128_si256(m, m, 0x00);                                    \
             __m256i mb = _mm256_permute2x128_si256(m, m, 0x11);                                    \
-            uint64_t wa[MAX_WORDS], wb[MAX_WORDS];                                                 \
-            for (uint64_t w = 0; w < nw; w++)                                                      \
-                wa[w] = wb[w] = 0;                                                                 \
+            uint64_t wa[MAX_WORDS] = {0}, wb[MAX_WORDS] = {0};                                     \
             for (uint64_t v = 0; v < nv; v++) {                                                    \
                 uint64_t at = v * BITS_PER_VECTOR(W);                                              \
                 wa[at / 64] |= (uint64_t)eqbits_##W(ka[v], ma) << at % 64;                         \
