@@ -28,6 +28,23 @@
 #define ONEHOT_LANE_BYTES 256 /* rows of lanes of at least this many bytes: built by compares */
 #define ONEHOT_DENSE_N 256    /* ... on axes of at most this length: longer ones have few ones */
 
+/* M(T, ONE) with T the element type of Hardmax's type and ONE the bits of 1.0 in it. */
+#define BY_TYPE(type, M)                                                                           \
+    switch (type) {                                                                                \
+    case CLMAX_TYPE_FLOAT16:                                                                       \
+        M(uint16_t, 0x3C00);                                                                       \
+        break;                                                                                     \
+    case CLMAX_TYPE_BFLOAT16:                                                                      \
+        M(uint16_t, 0x3F80);                                                                       \
+        break;                                                                                     \
+    case CLMAX_TYPE_FLOAT32:                                                                       \
+        M(uint32_t, 0x3F800000u);                                                                  \
+        break;                                                                                     \
+    default:                                                                                       \
+        M(uint64_t, 0x3FF0000000000000ull);                                                        \
+        break;                                                                                     \
+    }
+
 typedef struct fill_job {
     const clmax_problem *p;
     const int64_t *idx;
@@ -147,20 +164,7 @@ static void ones_of_slices(const clmax_problem *p, const int64_t *idx, char *buf
             for (uint64_t i = 0; i < inner; i++)                                                   \
                 b[(uint64_t)idx[o * inner + i] * inner + i] = (ONE);                               \
     } while (0)
-    switch (p->type) {
-    case CLMAX_TYPE_FLOAT16:
-        ONES(uint16_t, 0x3C00);
-        break;
-    case CLMAX_TYPE_BFLOAT16:
-        ONES(uint16_t, 0x3F80);
-        break;
-    case CLMAX_TYPE_FLOAT32:
-        ONES(uint32_t, 0x3F800000u);
-        break;
-    default:
-        ONES(uint64_t, 0x3FF0000000000000ull);
-        break;
-    }
+    BY_TYPE(p->type, ONES)
 #undef ONES
 }
 
@@ -204,20 +208,7 @@ ONEHOT_CLONES static void onehot_lane_rows(void *arg, uint64_t begin, uint64_t e
         for (uint64_t i = 0; i < len; i++)                                                         \
             b[i] = w[i0 + i] == kk ? (T)(ONE) : (T)0;                                              \
     } while (0)
-            switch (p->type) {
-            case CLMAX_TYPE_FLOAT16:
-                ROW(uint16_t, 0x3C00);
-                break;
-            case CLMAX_TYPE_BFLOAT16:
-                ROW(uint16_t, 0x3F80);
-                break;
-            case CLMAX_TYPE_FLOAT32:
-                ROW(uint32_t, 0x3F800000u);
-                break;
-            default:
-                ROW(uint64_t, 0x3FF0000000000000ull);
-                break;
-            }
+            BY_TYPE(p->type, ROW)
 #undef ROW
             stream_out(row + i0 * p->esize, buf, (size_t)(len * p->esize));
         }

@@ -63,6 +63,7 @@
  * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
  * (docs/PERFORMANCE.md). */
 #define SLICE_ELEMS 4096
+#define SLICE_INNER 32
 /* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
  * [B, 3, 16] float32 49 -> 36 ms. Smaller shares lost more to the copy than they saved (uint8
@@ -71,7 +72,6 @@
  * as long. */
 #define STREAM_OUT_MIN (8u << 20)
 #define OUT_CHUNK 512
-#define SLICE_INNER 32
 
 /* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
 #define LANE_UPDATE(k, jr)                                                                         \

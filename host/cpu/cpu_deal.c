@@ -95,7 +95,7 @@ int clmax_cpu_deal_fits(size_t esize, uint64_t n, uint64_t inner)
     if (inner * esize >= 32 || n * esize > (esize == 8 ? 512 : 1024)) return 0;
     return inner >= 2 && inner <= DEAL_INNER && n >= 2 && n <= CLMAX_SHORT_MAX_N &&
            (esize == 1 || esize == 2 || esize == 4 || esize == 8) &&
-           n * inner * esize <= DEAL_BYTES && inner <= DEAL_OUT;
+           n * inner * esize <= DEAL_BYTES;
 }
 
 void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t inner, size_t esize,
