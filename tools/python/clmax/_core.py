@@ -1,0 +1,177 @@
+"""What the public functions share: element types, turning the user's array into a buffer the C
+library reads without a copy where it can, contexts, and the call itself."""
+
+import threading
+
+import numpy as np
+
+from . import _clmax
+
+ARGMAX, ARGMIN, MAX_WITH_INDICES, MIN_WITH_INDICES, HARDMAX = range(5)
+BACKENDS = {"auto": 0, "opencl": 1, "cpu": 2}
+
+# (dtype kind, item size) -> (clmax_type, the dtype whose bits the library reads). bool is read
+# as uint8 (False < True, as 0 < 1): the same answers as NumPy's.
+_TYPES = {
+    ("f", 4): (1, None), ("u", 1): (2, None), ("i", 1): (3, None), ("u", 2): (4, None),
+    ("i", 2): (5, None), ("i", 4): (6, None), ("i", 8): (7, None), ("f", 2): (10, None),
+    ("f", 8): (11, None), ("u", 4): (12, None), ("u", 8): (13, None),
+    ("b", 1): (2, np.dtype(np.uint8)),
+}
+BFLOAT16 = 16
+_UINT16 = np.dtype(np.uint16)
+
+AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
+
+
+class Context(_clmax.Context):
+    """A clmax context: the backend and device calls run on, and the CPU path's threads.
+
+    backend: "auto" (the OpenCL device when one is usable, else the CPU path; with a device,
+    each call goes where the cost model expects it faster), "opencl" (the device only; raises
+    clmax.DeviceError when there is none) or "cpu". device: an index in clmax.devices() or a
+    case-insensitive part of "<platform> <device>"; None reads CLMAX_DEVICE, else the first GPU,
+    else the first CPU device. num_threads: CPU path threads, 0 for one per core.
+
+    Use it as a context manager, or call close(); calls on a closed context raise ValueError.
+    """
+
+    def __new__(cls, backend="auto", device=None, num_threads=0):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend={backend!r}: must be 'auto', 'opencl' or 'cpu'")
+        if device is not None:
+            device = str(device)
+        return super().__new__(cls, BACKENDS[backend], device, int(num_threads))
+
+    def __init__(self, backend="auto", device=None, num_threads=0):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        if self.closed:
+            return "<clmax.Context closed>"
+        return f"<clmax.Context {self.backend}: {self.device}>"
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def context(ctx):
+    """ctx, or the default context (auto, made on first use)."""
+    global _default
+    if ctx is not None:
+        return ctx
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Context()
+    return _default
+
+
+def as_array(a):
+    """(a NumPy array of a's data, True when it holds bfloat16 bits, the wrapper for results).
+
+    NumPy arrays as they are; CPU PyTorch tensors and other DLPack objects (JAX) and buffers
+    (memoryview, array.array) without a copy; anything else through np.asarray. The wrapper
+    turns NumPy results back into torch tensors for torch input (None: return NumPy)."""
+    if type(a) is np.ndarray:
+        return a, a.dtype.name == "bfloat16", None
+    if type(a).__module__.startswith("torch"):
+        return _from_torch(a)
+    if isinstance(a, np.ndarray):
+        return a, a.dtype.name == "bfloat16", None
+    if hasattr(a, "__dlpack__") and not hasattr(a, "__array_interface__"):
+        return np.from_dlpack(a), False, None
+    x = np.asarray(a)
+    return x, x.dtype.name == "bfloat16", None
+
+
+def _from_torch(t):
+    import torch
+
+    t = t.detach()
+    if t.dtype == torch.bfloat16:  # NumPy has no bfloat16: its bits, as uint16
+        return np.from_dlpack(t.view(torch.int16)).view(np.uint16), True, _to_torch_bf16
+    return np.from_dlpack(t), False, torch.from_numpy
+
+
+def _to_torch_bf16(r):
+    import torch
+
+    if r.dtype == np.uint16:  # values of a bfloat16 input
+        return torch.from_numpy(np.ascontiguousarray(r).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(r)
+
+
+def type_of(x, bf16):
+    """(clmax_type, x as the dtype the library reads); TypeError when clmax does not take it.
+    bf16: x holds bfloat16 (ml_dtypes.bfloat16, or the bits of a torch.bfloat16 tensor)."""
+    if bf16:
+        return BFLOAT16, x.view(_UINT16)
+    dt = x.dtype
+    found = _TYPES.get((dt.kind, dt.itemsize))
+    if found is None or dt.fields is not None or dt.subdtype is not None:
+        raise TypeError(f"clmax does not take arrays of dtype {dt}")
+    code, view = found
+    if not dt.isnative:
+        x = x.astype(dt.newbyteorder("="))
+    return code, (x if view is None else x.view(view))
+
+
+def canonical(x, axis):
+    """(a C-contiguous array holding x's elements, its axis) such that reducing it along that
+    axis gives x's answers in x's order. A permuted view of a contiguous array (x.T, moveaxis)
+    is used in place where its other axes keep their order in memory; else x is copied once."""
+    if x.flags.c_contiguous:
+        return x, axis
+    order = sorted(range(x.ndim), key=lambda i: -abs(x.strides[i]))
+    y = x.transpose(order)
+    others = [i for i in order if i != axis and x.shape[i] != 1]
+    if y.flags.c_contiguous and others == sorted(others):
+        return y, order.index(axis)
+    return np.ascontiguousarray(x), axis
+
+
+def host(ctx, op, x, code, axis, keepdims, last, opset, out, out2):
+    """Runs one operator on C-contiguous x (any rank >= 1) into out (and out2)."""
+    _clmax.host(context(ctx), op, x, code, x.shape, axis, keepdims, last, opset, out, out2)
+
+
+class CallReport(tuple):
+    """Where the last call on this thread ran: backend ('opencl', 'cpu', or '' when nothing
+    ran), device, fallback_status and fallback_message (the OpenCL failure after which the CPU
+    path answered, else ''), and choice (why an auto context sent the call where it did)."""
+
+    __slots__ = ()
+    _fields = ("backend", "device", "fallback_status", "fallback_message", "choice")
+
+    def __new__(cls, values):
+        return tuple.__new__(cls, values)
+
+    backend = property(lambda self: self[0])
+    device = property(lambda self: self[1])
+    fallback_status = property(lambda self: self[2])
+    fallback_message = property(lambda self: self[3])
+    choice = property(lambda self: self[4])
+
+    def __repr__(self):
+        return "CallReport(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")"
+
+
+def last_call():
+    """The C library's report of the last operator call made on this thread."""
+    return CallReport(_clmax.last_report())
+
+
+def devices():
+    """The OpenCL devices, in the order CLMAX_DEVICE and Context(device=N) index them, as
+    `clmax devices` lists them: dicts of index, platform, name, kind, version, compute_units,
+    global_memory and max_allocation (bytes). Empty when no OpenCL platform is installed."""
+    return _clmax.devices()
