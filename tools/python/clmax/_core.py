@@ -126,17 +126,20 @@ def type_of(x, bf16):
 
 
 def canonical(x, axis):
-    """(a C-contiguous array holding x's elements, its axis) such that reducing it along that
-    axis gives x's answers in x's order. A permuted view of a contiguous array (x.T, moveaxis)
-    is used in place where its other axes keep their order in memory; else x is copied once."""
+    """(a C-contiguous array holding x's elements, its axis, order). Reducing that array along
+    that axis gives x's answers with x's axes permuted by order (None: in x's own order).
+
+    A permuted view of a contiguous array (x.T, moveaxis, swapaxes) is read in place: its axes
+    in memory order are the canonical [outer, n, inner] view. Other strided views (steps,
+    reversals, broadcasts) are copied once."""
     if x.flags.c_contiguous:
-        return x, axis
+        return x, axis, None
     order = sorted(range(x.ndim), key=lambda i: -abs(x.strides[i]))
     y = x.transpose(order)
+    if not y.flags.c_contiguous:
+        return np.ascontiguousarray(x), axis, None
     others = [i for i in order if i != axis and x.shape[i] != 1]
-    if y.flags.c_contiguous and others == sorted(others):
-        return y, order.index(axis)
-    return np.ascontiguousarray(x), axis
+    return y, order.index(axis), (None if others == sorted(others) else order)
 
 
 def host(ctx, op, x, code, axis, keepdims, last, opset, out, out2):

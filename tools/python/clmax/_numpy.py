@@ -62,7 +62,7 @@ def _reduce(op, a, axis, out, keepdims, last, context):
             reduced = shape[:axis] + ((1,) if keepdims else ()) + shape[axis + 1:]
     if x.shape[axis] == 0:
         raise ValueError(_EMPTY[op])
-    dtype = x.dtype
+    dtype = x.dtype if x.dtype.isnative else x.dtype.newbyteorder("=")  # the values' dtype
     code, x = _core.type_of(x, bf16)
     outs = (out,) if not with_values else (out if out is not None else (None, None))
     if with_values and (not isinstance(outs, tuple) or len(outs) != 2):
@@ -75,21 +75,33 @@ def _reduce(op, a, axis, out, keepdims, last, context):
         ri = indices if indices is not None else np.empty(reduced, _INT64)
         rv = values if values is not None else np.empty(reduced, dtype)
         return _result(with_values, rv, ri, wrap)
-    x, caxis = _core.canonical(x, axis)
-    # The library writes [outer, 1, inner] in x's order; reshaped to what NumPy returns.
-    ri = indices if direct_i and indices is not None else np.empty(reduced, _INT64)
-    rv = None
-    if with_values:
-        rv = values if direct_v and values is not None else np.empty(reduced, dtype)
-    rv_bits = None if rv is None else (rv.view(x.dtype) if rv.dtype != x.dtype else rv)
-    _core.host(context, op, x, code, caxis, 1, int(bool(last)), 13, ri, rv_bits)
+    x, caxis, order = _core.canonical(x, axis)
+    if order is None:  # the library writes [outer, 1, inner] in x's order: NumPy's shape
+        ri = indices if direct_i and indices is not None else np.empty(reduced, _INT64)
+        rv = None
+        if with_values:
+            rv = values if direct_v and values is not None else np.empty(reduced, dtype)
+        _run(context, op, x, code, caxis, last, ri, rv)
+    else:  # written in memory order, then put in x's order (the output: 1/n of the input)
+        memory = x.shape[:caxis] + (1,) + x.shape[caxis + 1:]
+        back = np.argsort(order)
+        ri = np.empty(memory, _INT64)
+        rv = np.empty(memory, dtype) if with_values else None
+        _run(context, op, x, code, caxis, last, ri, rv)
+        ri = np.ascontiguousarray(ri.transpose(back)).reshape(reduced)
+        rv = np.ascontiguousarray(rv.transpose(back)).reshape(reduced) if with_values else None
     if indices is not None and ri is not indices:
-        np.copyto(indices, ri, casting="unsafe")
+        np.copyto(indices, ri, casting="unsafe")  # NumPy's argmax casts to any integer out
         ri = indices
     if values is not None and rv is not values:
         np.copyto(values, rv)
         rv = values
     return _result(with_values, rv, ri, wrap)
+
+
+def _run(context, op, x, code, axis, last, ri, rv):
+    rv_bits = None if rv is None else (rv.view(x.dtype) if rv.dtype != x.dtype else rv)
+    _core.host(context, op, x, code, axis, 1, int(bool(last)), 13, ri, rv_bits)
 
 
 def _result(with_values, values, indices, wrap):

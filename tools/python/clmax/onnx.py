@@ -9,11 +9,11 @@ from . import _core
 
 def _run(op, x, axis, keepdims, last, opset, context):
     x, bf16, wrap = _core.as_array(x)
-    dtype = x.dtype
-    code, x = _core.type_of(x, bf16)
-    x = np.ascontiguousarray(x)
     if x.ndim == 0:
         raise ValueError("ONNX ArgMax, ArgMin and Hardmax take tensors of rank 1 or more")
+    dtype = x.dtype if x.dtype.isnative else x.dtype.newbyteorder("=")
+    code, x = _core.type_of(x, bf16)
+    x = np.ascontiguousarray(x)
     args = (op, code, x.shape, int(axis), int(keepdims), int(last), int(opset))
     shape = _core._clmax.shape(*args)
     if op == _core.HARDMAX:
