@@ -17,7 +17,7 @@ def arg_reference(x, axis, keepdims, last, minimum):
     f = np.argmin if minimum else np.argmax
     if x.dtype.name == "bfloat16":  # NumPy compares ml_dtypes' bfloat16 through float32
         x = x.astype(np.float32)
-    if not last:
+    if not last or x.ndim == 0:  # a 0-d array has one element: first and last are one
         return f(x, axis=axis, keepdims=keepdims)
     if axis is None:
         flat = x.reshape(-1)
@@ -29,7 +29,7 @@ def arg_reference(x, axis, keepdims, last, minimum):
 
 def values_at(x, indices, axis, keepdims):
     """The elements of x that indices point at (the values *_with_indices must return)."""
-    if axis is None:
+    if axis is None or x.ndim == 0:
         return x.reshape(-1)[np.asarray(indices)].reshape(np.shape(indices))
     idx = np.asarray(indices) if keepdims else np.expand_dims(indices, axis)
     v = np.take_along_axis(x, idx, axis)
