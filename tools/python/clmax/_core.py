@@ -12,7 +12,7 @@ BACKENDS = {"auto": 0, "opencl": 1, "cpu": 2}
 
 # (dtype kind, item size) -> (clmax_type, the dtype whose bits the library reads). bool is read
 # as uint8 (False < True, as 0 < 1): the same answers as NumPy's.
-_TYPES = {
+TYPES = {
     ("f", 4): (1, None), ("u", 1): (2, None), ("i", 1): (3, None), ("u", 2): (4, None),
     ("i", 2): (5, None), ("i", 4): (6, None), ("i", 8): (7, None), ("f", 2): (10, None),
     ("f", 8): (11, None), ("u", 4): (12, None), ("u", 8): (13, None),
@@ -116,7 +116,7 @@ def type_of(x, bf16):
     if bf16:
         return BFLOAT16, x.view(_UINT16)
     dt = x.dtype
-    found = _TYPES.get((dt.kind, dt.itemsize))
+    found = TYPES.get((dt.kind, dt.itemsize))
     if found is None or dt.fields is not None or dt.subdtype is not None:
         raise TypeError(f"clmax does not take arrays of dtype {dt}")
     code, view = found
@@ -144,7 +144,8 @@ def canonical(x, axis):
 
 def host(ctx, op, x, code, axis, keepdims, last, opset, out, out2):
     """Runs one operator on C-contiguous x (any rank >= 1) into out (and out2)."""
-    _clmax.host(context(ctx), op, x, code, x.shape, axis, keepdims, last, opset, out, out2)
+    _clmax.host(ctx or _default or context(None), op, x, code, x.shape, axis, keepdims, last,
+                opset, out, out2)
 
 
 class CallReport(tuple):

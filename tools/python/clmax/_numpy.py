@@ -44,8 +44,28 @@ def _check_out(out, shape, op, dtype):
     return out.flags.c_contiguous
 
 
+# Native dtypes the library reads as they are: the fast path's table.
+_DIRECT = {np.dtype(t).newbyteorder("="): code for (k, size), (code, view) in _core.TYPES.items()
+           if view is None for t in [f"{k}{size}"]}
+
+
 def _reduce(op, a, axis, out, keepdims, last, context):
     """Runs op the NumPy way; returns indices, or (values, indices) for the *_with_indices."""
+    # The common call first, in as few steps as Python allows (a C-contiguous NumPy array of a
+    # native type, an int axis, no out): this is most of the layer's cost on small arrays.
+    if type(a) is np.ndarray and out is None and type(axis) is int and op < 2:
+        code = _DIRECT.get(a.dtype)
+        shape = a.shape
+        nd = len(shape)
+        if code is not None and -nd <= axis < nd and a.flags.c_contiguous:
+            if axis < 0:
+                axis += nd
+            if shape[axis]:
+                ri = np.empty(shape[:axis] + (1,) + shape[axis + 1:], _INT64)
+                _core.host(context, op, a, code, axis, 1, 1 if last else 0, 13, ri, None)
+                if keepdims:
+                    return ri
+                return ri.reshape(shape[:axis] + shape[axis + 1:]) if nd > 1 else ri[0]
     x, bf16, wrap = _core.as_array(a)
     with_values = op in (_core.MAX_WITH_INDICES, _core.MIN_WITH_INDICES)
     shape = x.shape
@@ -74,7 +94,7 @@ def _reduce(op, a, axis, out, keepdims, last, context):
     if x.size == 0:  # another axis is 0: nothing to compute
         ri = indices if indices is not None else np.empty(reduced, _INT64)
         rv = values if values is not None else np.empty(reduced, dtype)
-        return _result(with_values, rv, ri, wrap)
+        return _result(with_values, rv, ri, wrap, reduced)
     x, caxis, order = _core.canonical(x, axis)
     if order is None:  # the library writes [outer, 1, inner] in x's order: NumPy's shape
         ri = indices if direct_i and indices is not None else np.empty(reduced, _INT64)
@@ -96,7 +116,7 @@ def _reduce(op, a, axis, out, keepdims, last, context):
     if values is not None and rv is not values:
         np.copyto(values, rv)
         rv = values
-    return _result(with_values, rv, ri, wrap)
+    return _result(with_values, rv, ri, wrap, reduced if out is None else None)
 
 
 def _run(context, op, x, code, axis, last, ri, rv):
@@ -104,7 +124,12 @@ def _run(context, op, x, code, axis, last, ri, rv):
     _core.host(context, op, x, code, axis, 1, int(bool(last)), 13, ri, rv_bits)
 
 
-def _result(with_values, values, indices, wrap):
+def _result(with_values, values, indices, wrap, shape):
+    """The results as NumPy returns them: scalars for 0-d results (not out=), torch tensors for
+    torch input."""
+    if shape == () and wrap is None:
+        indices = indices[()]
+        values = values[()] if with_values else None
     if wrap is not None:
         indices = wrap(indices)
         values = wrap(values) if with_values else None
