@@ -8,6 +8,8 @@
 #      OpenCL driver is even loaded; full leak checking, no suppressions;
 #   2. PoCL: CLMAX_REQUIRE_OPENCL=1; leak checking on, with .ci/lsan.supp hiding only the
 #      allocations that PoCL, LLVM (PoCL's in-process compiler) and the ICD loader never free.
+#      On small shapes (CLMAX_TEST_SMALL=1, as valgrind): the cases of millions of elements
+#      exercise the same host code as the small ones, and took most of this half's time.
 # Labels run: unit (includes the fuzz corpus replays and the threads test), onnx, cli, example
 # (not install: it builds an uninstrumented consumer against the instrumented library).
 #
@@ -92,7 +94,7 @@ run cpu CLMAX_BACKEND=cpu OCL_ICD_VENDORS="$empty_icd" OCL_ICD_FILENAMES= \
 # PoCL has loaded and unloaded compiled kernel libraries; use_tls=0 skips thread-local storage
 # as a source of pointers, which can only add reports (of blocks reachable only from TLS), never
 # hide one. clmax keeps no pointers in TLS.
-run pocl CLMAX_REQUIRE_OPENCL=1 \
+run pocl CLMAX_REQUIRE_OPENCL=1 CLMAX_TEST_SMALL=1 \
     ASAN_OPTIONS="$ASAN_COMMON:log_path=$logs/pocl/asan" \
     LSAN_OPTIONS="suppressions=$ROOT/.ci/lsan.supp:print_suppressions=0:use_tls=0"
 

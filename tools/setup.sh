@@ -8,10 +8,13 @@ BUILD_DIR=${BUILD_DIR:-build}
 # mesa-opencl-icd (rusticl) and oclgrind: the other OpenCL implementations the tests run on
 # (tests/cli/cli_portability.py, tests/oclgrind); rusticl shows no device unless RUSTICL_ENABLE
 # says so, so the default device stays PoCL's. python3-matplotlib: tools/bench/heatmap.py draws
-# the benchmark's shape sweep (and its test runs it).
+# the benchmark's shape sweep (and its test runs it). python3-dev builds the Python package's
+# module in the tree; pytest, Hypothesis, PyOpenCL and Dask (with distributed) run its tests;
+# python3-venv and python3-pip let `pip install .` run in a virtual environment (README).
 PACKAGES="build-essential cmake pkg-config python3 python3-numpy ocl-icd-opencl-dev opencl-headers
 pocl-opencl-icd clinfo libcriterion-dev libonnx-testdata libonnx-dev protobuf-c-compiler
-libprotobuf-c-dev mesa-opencl-icd oclgrind python3-matplotlib"
+libprotobuf-c-dev mesa-opencl-icd oclgrind python3-matplotlib python3-dev python3-pytest
+python3-hypothesis python3-pyopencl python3-dask python3-distributed python3-venv python3-pip"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=$(for p in $PACKAGES; do
@@ -34,4 +37,5 @@ PY=/usr/bin/python3
 "$PY" -c "import numpy as np, sys; x = np.load('tools/examples/logits.npy'); \
 y = np.load(sys.argv[1]); print('input', x.shape, x.dtype, '-> indices', y.ravel().tolist()); \
 assert (y.ravel() == x.argmax(axis=1)).all(), 'mismatch with numpy'" "$BUILD_DIR"/logits_argmax.npy
-echo "== done: the library, the clmax tool and the tests are in $BUILD_DIR"
+echo "== done: the library, the clmax tool, the Python package (import it with"
+echo "   PYTHONPATH=$BUILD_DIR/python) and the tests are in $BUILD_DIR"
