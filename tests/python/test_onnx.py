@@ -70,3 +70,11 @@ def test_refusals():
         clmax.onnx.hardmax(np.zeros(3, np.complex64))
     with pytest.raises(TypeError, match="int32"):  # Hardmax takes the float types only
         clmax.onnx.hardmax(np.zeros(3, np.int32))
+
+
+def test_attributes_never_truncated():
+    x = np.zeros((2, 3), np.float32)
+    for kwargs in ({"keepdims": 2**32}, {"select_last_index": 2**32, "opset": 11},
+                   {"opset": 2**32 + 13}, {"axis": 2**70}):
+        with pytest.raises(ValueError):
+            clmax.onnx.argmax(x, **kwargs)

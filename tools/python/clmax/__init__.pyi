@@ -61,3 +61,6 @@ def min_with_indices(a: npt.ArrayLike, axis: Optional[int] = None,
                      out: Optional[Tuple[Optional[np.ndarray], Optional[np.ndarray]]] = None, *,
                      keepdims: bool = False, select_last_index: bool = False,
                      context: Optional[Context] = None) -> Tuple[Any, Any]: ...
+
+from . import cl as cl
+from . import dask as dask

@@ -4,6 +4,7 @@
  * writability) and runs the C call with the GIL released. */
 #include "module.h"
 
+#include <limits.h>
 #include <string.h>
 
 enum { OP_ARGMAX, OP_ARGMIN, OP_MAX_WITH_INDICES, OP_MIN_WITH_INDICES, OP_HARDMAX, OP_COUNT };
@@ -24,7 +25,21 @@ static int as_int(PyObject *o, const char *what, long long *v)
 {
     *v = PyLong_AsLongLong(o);
     if (*v == -1 && PyErr_Occurred()) {
-        PyErr_Format(PyExc_TypeError, "%s must be an int", what);
+        int overflow = PyErr_ExceptionMatches(PyExc_OverflowError);
+        PyErr_Clear();
+        PyErr_Format(overflow ? PyExc_ValueError : PyExc_TypeError,
+                     overflow ? "%s is out of range" : "%s must be an int", what);
+        return 0;
+    }
+    return 1;
+}
+
+/* An attribute the C API takes as int: refused out of int's range, never truncated. */
+static int as_small_int(PyObject *o, const char *what, long long *v)
+{
+    if (!as_int(o, what, v)) return 0;
+    if (*v < INT_MIN || *v > INT_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s=%lld is out of range", what, *v);
         return 0;
     }
     return 1;
@@ -39,8 +54,9 @@ static int parse_call(PyObject *const *o, call_args *a)
 
     memset(a, 0, sizeof *a);
     if (!as_int(o[0], "op", &op) || !as_int(o[1], "type", &type) ||
-        !as_int(o[3], "axis", &axis) || !as_int(o[4], "keepdims", &keepdims) ||
-        !as_int(o[5], "last", &last) || !as_int(o[6], "opset", &opset))
+        !as_int(o[3], "axis", &axis) || !as_small_int(o[4], "keepdims", &keepdims) ||
+        !as_small_int(o[5], "select_last_index", &last) ||
+        !as_small_int(o[6], "opset", &opset))
         return 0;
     if (op < 0 || op >= OP_COUNT) {
         PyErr_SetString(PyExc_ValueError, "unknown operator code");
