@@ -7,6 +7,9 @@ try:
 except ImportError:  # bfloat16 is tested where ml_dtypes is installed
     ml_dtypes = None
 
+# NumPy 2 moved it to np.exceptions; 1.24 has only np.AxisError.
+AxisError = getattr(getattr(np, "exceptions", np), "AxisError")
+
 FLOATS = [np.float16, np.float32, np.float64]
 INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
 DTYPES = FLOATS + INTS + [np.bool_] + ([ml_dtypes.bfloat16] if ml_dtypes else [])
