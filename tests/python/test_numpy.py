@@ -10,45 +10,40 @@ from helpers import DTYPES, AxisError, arg_reference, bits, random_array, values
 SHAPES = [(7,), (3, 5), (4, 1, 6), (2, 3, 4, 5), (1, 300), (37, 2)]
 
 
-def axes(ndim):
-    return [None] + list(range(-ndim, ndim))
+def cases(seed, dtype):
+    """(x, axis, keepdims, last): every shape, axis (None too), keepdims and tie rule."""
+    rng = np.random.default_rng(seed)
+    for shape in SHAPES:
+        x = random_array(rng, shape, dtype)
+        for axis in [None] + list(range(-len(shape), len(shape))):
+            for keepdims in (False, True):
+                for last in (False, True):
+                    yield x, axis, keepdims, last
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("minimum", [False, True], ids=["max", "min"])
 def test_arg_every_dtype_axis_keepdims_last(ctx, dtype, minimum):
-    rng = np.random.default_rng(1)
     f = clmax.argmin if minimum else clmax.argmax
-    for shape in SHAPES:
-        x = random_array(rng, shape, dtype)
-        for axis in axes(len(shape)):
-            for keepdims in (False, True):
-                for last in (False, True):
-                    got = f(x, axis, keepdims=keepdims, select_last_index=last, context=ctx)
-                    want = arg_reference(x, axis, keepdims, last, minimum)
-                    assert type(got) is type(want)  # a NumPy scalar for 0-d results
-                    assert np.shape(got) == np.shape(want), (shape, axis, keepdims)
-                    assert np.array_equal(got, want), (shape, axis, keepdims, last)
-                    assert np.asarray(got).dtype == np.int64
+    for x, axis, keepdims, last in cases(1, dtype):
+        got = f(x, axis, keepdims=keepdims, select_last_index=last, context=ctx)
+        want = arg_reference(x, axis, keepdims, last, minimum)
+        assert type(got) is type(want)  # a NumPy scalar for 0-d results
+        assert np.shape(got) == np.shape(want), (x.shape, axis, keepdims)
+        assert np.array_equal(got, want), (x.shape, axis, keepdims, last)
+        assert np.asarray(got).dtype == np.int64
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("minimum", [False, True], ids=["max", "min"])
 def test_with_indices(ctx, dtype, minimum):
-    rng = np.random.default_rng(2)
     f = clmax.min_with_indices if minimum else clmax.max_with_indices
-    for shape in SHAPES:
-        x = random_array(rng, shape, dtype)
-        for axis in axes(len(shape)):
-            for keepdims in (False, True):
-                for last in (False, True):
-                    values, indices = f(x, axis, keepdims=keepdims, select_last_index=last,
-                                        context=ctx)
-                    want = arg_reference(x, axis, keepdims, last, minimum)
-                    assert np.array_equal(indices, want)
-                    assert values.dtype == x.dtype and values.shape == np.shape(want)
-                    expect = values_at(x, want, axis, keepdims)
-                    assert np.array_equal(bits(values), bits(expect))
+    for x, axis, keepdims, last in cases(2, dtype):
+        values, indices = f(x, axis, keepdims=keepdims, select_last_index=last, context=ctx)
+        want = arg_reference(x, axis, keepdims, last, minimum)
+        assert np.array_equal(indices, want)
+        assert values.dtype == x.dtype and values.shape == np.shape(want)
+        assert np.array_equal(bits(values), bits(values_at(x, want, axis, keepdims)))
 
 
 def test_nan_wins_first_or_last(ctx):
