@@ -15,9 +15,9 @@ typedef struct {
     clmax_tensor_desc desc;
     clmax_argmax_attrs arg;
     clmax_hardmax_attrs hard;
-    uint64_t count;      /* input elements */
-    uint64_t out_count;  /* elements of the indices (or of Hardmax's y) */
-    size_t esize;        /* input element size */
+    uint64_t count;        /* input elements */
+    uint64_t out_count;    /* elements of the indices (or of Hardmax's y) */
+    size_t esize;          /* input element size */
     clmax_tensor_desc out; /* the output's shape */
 } call_args;
 
@@ -53,10 +53,9 @@ static int parse_call(PyObject *const *o, call_args *a)
     clmax_tensor_desc *out = &a->out;
 
     memset(a, 0, sizeof *a);
-    if (!as_int(o[0], "op", &op) || !as_int(o[1], "type", &type) ||
-        !as_int(o[3], "axis", &axis) || !as_small_int(o[4], "keepdims", &keepdims) ||
-        !as_small_int(o[5], "select_last_index", &last) ||
-        !as_small_int(o[6], "opset", &opset))
+    if (!as_int(o[0], "op", &op) || !as_int(o[1], "type", &type) || !as_int(o[3], "axis", &axis) ||
+        !as_small_int(o[4], "keepdims", &keepdims) ||
+        !as_small_int(o[5], "select_last_index", &last) || !as_small_int(o[6], "opset", &opset))
         return 0;
     if (op < 0 || op >= OP_COUNT) {
         PyErr_SetString(PyExc_ValueError, "unknown operator code");

@@ -117,8 +117,8 @@ static PyObject *context_backend(ClmaxContext *self, void *unused)
 {
     (void)unused;
     if (!live(self)) return NULL;
-    return PyUnicode_FromString(
-        clmax_context_backend(self->ctx) == CLMAX_BACKEND_OPENCL ? "opencl" : "cpu");
+    return PyUnicode_FromString(clmax_context_backend(self->ctx) == CLMAX_BACKEND_OPENCL ? "opencl"
+                                                                                         : "cpu");
 }
 
 static PyObject *context_device(ClmaxContext *self, void *unused)

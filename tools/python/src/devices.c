@@ -41,8 +41,8 @@ static PyObject *device_dict(long index, PyObject *platform, cl_device_id d)
     PyObject *name = info(0, d, CL_DEVICE_NAME), *version = info(0, d, CL_DEVICE_VERSION);
     PyObject *r = NULL;
     if (name && version)
-        r = Py_BuildValue("{s:l,s:O,s:O,s:s,s:O,s:I,s:K,s:K}", "index", index, "platform",
-                          platform, "name", name, "kind", kind_name(type), "version", version,
+        r = Py_BuildValue("{s:l,s:O,s:O,s:s,s:O,s:I,s:K,s:K}", "index", index, "platform", platform,
+                          "name", name, "kind", kind_name(type), "version", version,
                           "compute_units", units, "global_memory", (unsigned long long)mem,
                           "max_allocation", (unsigned long long)alloc);
     Py_XDECREF(name);
@@ -69,8 +69,7 @@ PyObject *clmax_py_devices(PyObject *self, PyObject *unused)
         cl_device_id *devices = NULL;
         if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n) != CL_SUCCESS) n = 0;
         if (n > 0 && (devices = calloc(n, sizeof *devices)) == NULL) goto nomem;
-        if (n > 0 && clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, devices, NULL))
-            n = 0;
+        if (n > 0 && clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, devices, NULL)) n = 0;
         PyObject *pname = n > 0 ? info(1, platforms[p], CL_PLATFORM_NAME) : NULL;
         for (cl_uint i = 0; i < n; i++, index++) {
             PyObject *d = pname ? device_dict(index, pname, devices[i]) : NULL;

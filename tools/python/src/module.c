@@ -51,9 +51,15 @@ static PyMethodDef methods[] = {
      "The OpenCL devices in CLMAX_DEVICE index order, one dict each"},
     {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "clmax._clmax",
-                                    "The compiled core of clmax (use the clmax package).", -1,
-                                    methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
+                                    "clmax._clmax",
+                                    "The compiled core of clmax (use the clmax package).",
+                                    -1,
+                                    methods,
+                                    NULL,
+                                    NULL,
+                                    NULL,
+                                    NULL};
 
 /* Adds a new exception class to m; NULL on failure. */
 static PyObject *new_error(PyObject *m, const char *name, PyObject *base, const char *doc)

@@ -33,7 +33,8 @@ PyObject *clmax_py_raise(clmax_status status);
 clmax_context *clmax_py_context_take(PyObject *obj);
 void clmax_py_context_give(PyObject *obj);
 
-/* clmax._clmax.shape(...), host(...), enqueue(...), last_report(), devices(): calls.c and devices.c. */
+/* clmax._clmax.shape(...), host(...), enqueue(...), last_report(), devices(): calls.c and
+ * devices.c. */
 PyObject *clmax_py_shape(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *clmax_py_host(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
 PyObject *clmax_py_enqueue(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
