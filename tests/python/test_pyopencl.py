@@ -10,6 +10,7 @@ import gc
 import os
 import threading
 import time
+import types
 import weakref
 
 import numpy as np
@@ -390,6 +391,28 @@ def test_refusals(context, queue, device):
             ccl.argmax(queue, xd, wait_for=[foreign])
     finally:
         foreign.set_status(COMPLETE)
+    # Look-alikes of PyOpenCL's objects (an int_ptr and the rest) are refused before the core,
+    # which would take their numbers for handles.
+    class Fake:
+        int_ptr = queue.int_ptr
+        context = queue.context
+        device = queue.device
+        shape, dtype, offset, events, flags = (4,), np.dtype(np.float32), 0, [], xd.flags
+
+    with pytest.raises(TypeError, match="CommandQueue"):
+        ccl.argmax(Fake(), xd)
+    with pytest.raises(TypeError, match="pyopencl"):
+        ccl.argmax(queue, Fake())
+    with pytest.raises(TypeError, match="pyopencl"):
+        ccl.argmax(queue, Fake(), shape=(4,), dtype=np.float32)
+    with pytest.raises(TypeError, match="wait_for"):
+        ccl.argmax(queue, xd, wait_for=[Fake()])
+    with pytest.raises(TypeError, match="CommandQueue"):
+        ccl.context(Fake())
+    junk = cla.to_device(queue, np.zeros(4, np.float32))
+    junk.events.append(Fake())
+    with pytest.raises(TypeError, match="x.events"):
+        ccl.argmax(queue, junk)
     # After the refusals the queue still works.
     np.testing.assert_array_equal(ccl.argmax(queue, xd, 1, False).get(), [3, 3, 3])
 
@@ -427,19 +450,76 @@ def test_context_creation_is_thread_safe(context):
     assert len(got) == 4 and all(c is got[0] for c in got)
 
 
-def test_collected_queue_releases_its_context(context):
+@pytest.fixture(params=["weakref", "held"])
+def watch(request, monkeypatch, queue):
+    """How the cache watches a queue object: by weak reference (Debian's PyOpenCL), or held and
+    counted, as for the newest PyOpenCL, whose queues take no weak reference (forced here by a
+    weakref.ref that refuses, as theirs does)."""
+    if request.param == "weakref":
+        try:
+            weakref.ref(queue)
+        except TypeError:
+            pytest.skip(f"PyOpenCL {cl.VERSION_TEXT}'s queues take no weak reference")
+    else:
+        def refuse(obj, callback=None):
+            raise TypeError(f"cannot create weak reference to '{type(obj).__name__}' object")
+
+        monkeypatch.setattr(ccl, "weakref", types.SimpleNamespace(ref=refuse))
+    return request.param
+
+
+def _queue_references(q):
+    return q.get_info(cl.command_queue_info.REFERENCE_COUNT)
+
+
+def test_collected_queue_releases_its_context(context, watch):
     q = cl.CommandQueue(context)
     key = q.int_ptr
     x = np.array([[1, 5, 2], [7, 0, 7]], np.float32)
     xd = cla.to_device(q, x)
     r = ccl.argmax(q, xd, 1, False, True)
     np.testing.assert_array_equal(r.get(), [1, 2])
+    entry = ccl._cache[key]
+    assert bool(entry.held) == (watch == "held") and bool(entry.refs) == (watch == "weakref")
     ref = weakref.ref(ccl.context(q))
-    assert key in ccl._cache
-    del q, xd, r  # the arrays hold the queue too
+    del q, xd, r, entry  # the arrays hold the queue too
     gc.collect()
     assert ref() is None  # destroyed: clmax released what it retained
     assert key not in ccl._cache
+
+
+def test_dropped_queue_is_back_to_its_references(context, watch):
+    # Seen through another handle (a Python object clmax is never given): while q lives, clmax
+    # holds a reference of its own; once q is dropped, the queue has only the other handle's,
+    # as if clmax had never seen it.
+    q = cl.CommandQueue(context)
+    other = cl.CommandQueue.from_int_ptr(q.int_ptr)
+    before = _queue_references(other)  # q's and other's
+    xd = cla.to_device(q, np.array([3, 9, 9, 1], np.int32))
+    assert ccl.argmax(q, xd, keepdims=False).get() == 1
+    q.finish()
+    assert _queue_references(other) > before
+    del q, xd
+    gc.collect()
+    assert _queue_references(other) == before - 1
+    assert other.int_ptr not in ccl._cache
+
+
+def test_no_context_left_per_queue(context, watch):
+    # Queues made and dropped, each used a few times: one clmax context per queue while it
+    # lives, none once they are gone.
+    gc.collect()
+    start = len(ccl._cache)
+    x = np.array([[2, 8, 8], [6, 1, 0]], np.uint8)
+    for _ in range(8):
+        q = cl.CommandQueue(context)
+        xd = cla.to_device(q, x)
+        for _ in range(3):
+            np.testing.assert_array_equal(ccl.argmax(q, xd, 1, False).get(), [1, 0])
+        assert len(ccl._cache) <= start + 8
+        del q, xd
+    gc.collect()
+    assert len(ccl._cache) == start
 
 
 def test_release(context):

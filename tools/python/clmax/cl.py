@@ -26,10 +26,18 @@ at once by release(queue). PyOpenCL's objects stay PyOpenCL's.
 
 Like PyOpenCL's own operations, the input's events are not extended with the read: on an
 out-of-order queue, make a later write to x wait for the result's event.
+
+What reaches the library: the private core (clmax._clmax) takes raw OpenCL handles (integers)
+and cannot tell a live handle from any other number. The functions here hand it only handles
+read off PyOpenCL's own objects (CommandQueue, Buffer or a pyopencl.array.Array's buffer,
+Event), and refuse anything else, an object that merely looks like one included, with a
+TypeError before the core is called. Call the core directly at your own risk.
 """
 
 import functools
+import gc
 import operator
+import sys
 import threading
 import weakref
 
@@ -54,56 +62,135 @@ _ARG_OPSET = 13  # select_last_index needs opset 12 or later; 13 is ONNX's curre
 # hand out several Python objects for one queue (CommandQueue.from_int_ptr, an event's queue),
 # and they must share one clmax context. The handle cannot be reused by another queue while
 # the entry lives, because the clmax context holds its own retain on the queue. Each Python
-# object seen for the queue is watched by a weak reference; when the last one is collected the
-# entry is dropped, and with it the clmax context (its destructor releases what clmax
-# retained). An RLock, because a weak reference's callback may run in the middle of a locked
-# section of the same thread when the garbage collector runs there.
+# object seen for the queue is watched; when the last one is gone the entry is dropped, and
+# with it the clmax context (its destructor releases what clmax retained).
+#
+# How an object is watched depends on the PyOpenCL: older ones' queues take weak references,
+# whose callback drops the object as it dies. The newest (nanobind) ones' queues take none: the
+# entry then holds the object itself and counts its references; when only the entry's is left,
+# the user has dropped it, and the entry lets go of it. That check runs after each garbage
+# collection (gc.callbacks) and on each call here, so a dropped queue lives at most until the
+# next collection: nothing is kept for long, and no context is made per call.
+#
+# A weak reference's callback and a collection can run in the middle of a locked section of
+# the same thread, so both only try the lock; what they skip, the next one does.
 
 class _Entry:
-    __slots__ = ("context", "refs")
+    __slots__ = ("context", "refs", "held")
 
     def __init__(self, ctx):
         self.context = ctx
         self.refs = []  # weak references to the queue's Python objects
+        self.held = []  # the queue's Python objects that take no weak reference
 
 
-_lock = threading.RLock()
+_lock = threading.Lock()
 _cache = {}  # queue.int_ptr -> _Entry
+_dropped = []  # entries whose objects are gone, dropped outside the lock
 
 
-def _forget(key, ref, _lock=_lock, _cache=_cache):
+def _refcount(objects, i):
+    """How many references objects[i] has, counted the same way for every object."""
+    return sys.getrefcount(objects[i])
+
+
+# The count of an object only a list holds (the interpreter's own temporaries vary by version).
+_ONLY_HELD = _refcount([object()], 0)
+
+
+def _prune(entry):
+    """Lets go of entry's held objects that nothing but the entry holds, and of weak references
+    whose callback could not take the lock; True when no object of the queue is left. Under
+    _lock."""
+    held = entry.held
+    for i in range(len(held) - 1, -1, -1):
+        if _refcount(held, i) <= _ONLY_HELD:
+            del held[i]
+    if any(r() is None for r in entry.refs):
+        entry.refs = [r for r in entry.refs if r() is not None]
+    return not held and not entry.refs
+
+
+def _sweep():
+    """Drops the entries whose queue objects are all gone. Under _lock."""
+    for key in [k for k, e in _cache.items() if _prune(e)]:
+        _dropped.append(_cache.pop(key))
+
+
+def _finish(_dropped=_dropped):
+    # Outside the lock: a context's destructor releases OpenCL objects. Not close(): a call on
+    # another thread may still hold the context; dropping the cache's reference destroys it as
+    # soon as no call does.
+    while _dropped:
+        try:
+            _dropped.pop()
+        except IndexError:  # another thread took the last one
+            break
+
+
+def _after_collection(phase, info, _lock=_lock, _sweep=_sweep, _finish=_finish):
     # Default arguments: at interpreter shutdown the module's globals may already be None.
-    with _lock:
+    if phase != "stop" or not _lock.acquire(blocking=False):
+        return
+    try:
+        _sweep()
+    finally:
+        _lock.release()
+    _finish()
+
+
+gc.callbacks.append(_after_collection)
+
+
+def _forget(key, ref, _lock=_lock, _cache=_cache, _dropped=_dropped, _finish=_finish):
+    # A weak reference's callback: the queue object died. When the lock is busy (this thread's
+    # own locked section, or another thread's), the dead reference is pruned later instead.
+    if not _lock.acquire(blocking=False):
+        return
+    try:
         entry = _cache.get(key)
         if entry is None or ref not in entry.refs:
             return
         entry.refs.remove(ref)
-        if entry.refs:
-            return
-        del _cache[key]
-    # Not close(): a call on another thread may still hold the context; dropping the cache's
-    # reference destroys it as soon as no call does.
-    del entry
+        if not entry.refs and not entry.held:
+            _dropped.append(_cache.pop(key))
+    finally:
+        _lock.release()
+    _finish()
+
+
+def _watch(entry, queue, key):
+    """Makes entry watch this Python object of its queue (once). Under _lock."""
+    if any(r() is queue for r in entry.refs) or any(q is queue for q in entry.held):
+        return
+    try:
+        entry.refs.append(weakref.ref(queue, functools.partial(_forget, key)))
+    except TypeError:  # this PyOpenCL's queues take no weak reference
+        entry.held.append(queue)
 
 
 def context(queue):
     """The clmax.Context that clmax.cl's calls on this pyopencl.CommandQueue use: made on first
     use over the queue's context, device and queue (clmax retains the three), and cached until
-    every Python object of the queue is garbage collected, or until release(queue)."""
+    every Python object of the queue it was given is gone (garbage collected), or until
+    release(queue)."""
     if not isinstance(queue, cl.CommandQueue):
         raise TypeError(f"queue must be a pyopencl.CommandQueue, not {type(queue).__name__}")
     key = queue.int_ptr
     with _lock:
+        _sweep()
         entry = _cache.get(key)
         if entry is None or entry.context.closed:  # closed: the user closed what we gave out
             ctx = _core.Context.from_cl(queue.context.int_ptr, queue.device.int_ptr, key)
             if entry is None:
                 entry = _cache[key] = _Entry(ctx)
             else:
+                _dropped.append(entry.context)
                 entry.context = ctx
-        if not any(r() is queue for r in entry.refs):
-            entry.refs.append(weakref.ref(queue, functools.partial(_forget, key)))
-        return entry.context
+        _watch(entry, queue, key)
+        ctx = entry.context
+    _finish()
+    return ctx
 
 
 def release(queue):
@@ -188,6 +275,10 @@ def _type_code(dtype):
 
 
 def _wait_list(events, wait_for):
+    """x.events and wait_for, checked: the core is handed only PyOpenCL's events' handles."""
+    for e in events:
+        if not isinstance(e, cl.Event):
+            raise TypeError(f"x.events holds a {type(e).__name__}, not a pyopencl.Event")
     if wait_for is not None:
         if isinstance(wait_for, cl.Event):
             raise TypeError("wait_for must be a list of pyopencl.Event, not one Event")
