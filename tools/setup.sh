@@ -14,7 +14,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES="build-essential cmake pkg-config python3 python3-numpy ocl-icd-opencl-dev opencl-headers
 pocl-opencl-icd clinfo libcriterion-dev libonnx-testdata libonnx-dev protobuf-c-compiler
 libprotobuf-c-dev mesa-opencl-icd oclgrind python3-matplotlib python3-dev python3-pytest
-python3-hypothesis python3-pyopencl python3-dask python3-distributed python3-venv python3-pip"
+python3-hypothesis python3-pyopencl python3-dask python3-distributed python3-venv python3-pip
+python3-torch"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 missing=$(for p in $PACKAGES; do

@@ -1,5 +1,5 @@
 """What clmax takes as input: permuted views read in place, other strided views copied once,
-any byte order, buffers, DLPack objects, PyTorch tensors and ml_dtypes' bfloat16."""
+any byte order, buffers, DLPack objects and ml_dtypes' bfloat16 (PyTorch tensors: test_torch.py)."""
 
 import array
 
@@ -75,17 +75,6 @@ def test_dlpack(ctx):
     a = np.arange(24, dtype=np.float32).reshape(4, 6) % 7
     got = clmax.argmax(DLPackOnly(a), 1, context=ctx)
     assert np.array_equal(got, np.argmax(a, 1))
-
-
-def test_torch(ctx):
-    torch = pytest.importorskip("torch")
-    t = torch.tensor([[1.0, 4.0, 4.0], [float("nan"), 0.0, 2.0]], requires_grad=True)
-    got = clmax.argmax(t, 1, context=ctx)
-    assert isinstance(got, torch.Tensor) and got.tolist() == [1, 0]
-    v, i = clmax.max_with_indices(t.to(torch.bfloat16), 1, select_last_index=True, context=ctx)
-    assert v.dtype == torch.bfloat16 and i.tolist() == [2, 0]
-    hard = clmax.onnx.hardmax(t.to(torch.bfloat16), context=ctx)
-    assert hard.dtype == torch.bfloat16 and hard[0].tolist() == [0.0, 1.0, 0.0]
 
 
 def test_ml_dtypes_bfloat16(ctx):

@@ -1,6 +1,7 @@
 """What the public functions share: element types, turning the user's array into a buffer the C
 library reads without a copy where it can, contexts, and the call itself."""
 
+import functools
 import threading
 
 import numpy as np
@@ -93,21 +94,52 @@ def as_array(a):
     return x, x.dtype.name == "bfloat16", None
 
 
+# The torch dtypes clmax takes, by name: the NumPy dtype whose bits the library reads and, for
+# those some torch's DLPack refuses (torch 1.13: bool and bfloat16; unsigned types in torch
+# releases older than their DLPack support), the torch dtype of the same size whose view it
+# passes without a copy. bfloat16 always goes through the view: NumPy has no bfloat16.
+_TORCH = {
+    "float16": ("f2", None), "float32": ("f4", None), "float64": ("f8", None),
+    "int8": ("i1", None), "int16": ("i2", None), "int32": ("i4", None), "int64": ("i8", None),
+    "uint8": ("u1", None), "uint16": ("u2", "int16"), "uint32": ("u4", "int32"),
+    "uint64": ("u8", "int64"), "bool": ("?", "uint8"), "bfloat16": ("u2", "int16"),
+}
+
+
 def _from_torch(t):
     import torch
 
+    name = str(t.dtype).rpartition(".")[2]
+    if name not in _TORCH:
+        raise TypeError(f"clmax does not take torch tensors of dtype {t.dtype}")
+    if t.device.type != "cpu":
+        raise TypeError(f"clmax takes CPU tensors, not one on {t.device}: pass t.cpu()")
     t = t.detach()
-    if t.dtype == torch.bfloat16:  # NumPy has no bfloat16: its bits, as uint16
-        return np.from_dlpack(t.view(torch.int16)).view(np.uint16), True, _to_torch_bf16
-    return np.from_dlpack(t), False, torch.from_numpy
+    numpy_dtype, same_size = _TORCH[name]
+    numpy_dtype = np.dtype(numpy_dtype)
+    bf16 = name == "bfloat16"
+    x = None
+    if not bf16:
+        try:
+            x = np.from_dlpack(t)
+        except (RuntimeError, BufferError, TypeError):  # this torch's DLPack refuses the dtype
+            if same_size is None:
+                raise
+    if x is None:  # the same bits as a dtype DLPack passes: a view, no copy
+        x = np.from_dlpack(t.view(getattr(torch, same_size))).view(numpy_dtype)
+    return x, bf16, functools.partial(_to_torch, t.dtype, same_size)
 
 
-def _to_torch_bf16(r):
+def _to_torch(dtype, same_size, r):
+    """A NumPy result as a torch tensor: indices (int64) as they are, values and Hardmax's
+    output in the input's torch dtype (through the same-size view where DLPack needs one)."""
     import torch
 
-    if r.dtype == np.uint16:  # values of a bfloat16 input
-        return torch.from_numpy(np.ascontiguousarray(r).view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(r)
+    r = r if r.flags.c_contiguous else r.copy()  # (ascontiguousarray makes 0-d 1-d)
+    if r.dtype == np.int64 or same_size is None:
+        return torch.from_numpy(r)
+    view = getattr(torch, same_size)
+    return torch.from_numpy(r.view(str(view).rpartition(".")[2])).view(dtype)
 
 
 def type_of(x, bf16):
