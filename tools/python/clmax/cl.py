@@ -21,8 +21,10 @@ reference: a NaN wins, ties go to the first index (the last with select_last_ind
 Contexts: the C library binds a clmax context to one OpenCL queue, so clmax keeps one clmax
 context per PyOpenCL CommandQueue (a single-queue PyOpenCL context has one), made on first use.
 clmax retains the OpenCL context, device and queue and releases only what it retained; the
-clmax context is released when the last Python object of that queue is garbage collected, or
-at once by release(queue). PyOpenCL's objects stay PyOpenCL's.
+clmax context is released when the last Python object of that queue that clmax was given is
+gone, or at once by release(queue). With PyOpenCL releases whose queues take no weak reference
+(2026.1 on PyPI), "gone" is seen at the next garbage collection (or the next clmax.cl call) after
+the user's last reference is dropped. PyOpenCL's objects stay PyOpenCL's.
 
 Like PyOpenCL's own operations, the input's events are not extended with the read: on an
 out-of-order queue, make a later write to x wait for the result's event.
