@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #include "cost.h"
 #include "plan.h"
@@ -46,8 +47,12 @@ struct clmax_context {
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_auto_path auto_path; /* how an auto context picks the path of a host-pointer call */
     pthread_mutex_t cost_lock; /* guards the cost profile's measurement */
-    atomic_int cost_state;     /* 0: not sought yet, 1: cost holds it, -1: none */
-    clmax_cost_profile cost;   /* the device's and the CPU path's lines (host/calibrate.c) */
+    atomic_int cost_state;   /* 0: not sought yet, 2: being measured, 1: cost holds it, -1: none */
+    clmax_cost_profile cost; /* the device's and the CPU path's lines (host/calibrate.c) */
+    pthread_t cost_thread;   /* the helper measuring it (host/calibrate.c), when cost_helper */
+    int cost_helper;         /* 1 while cost_thread is to be joined (under cost_lock) */
+    pid_t cost_pid;          /* the process that started it (a forked child has no helper) */
+    atomic_int cost_cancel;  /* set when the context goes: the helper stops at its next step */
     clmax_cl *cl;
     clmax_pool *pool;    /* NULL if it could not be made: every call then starts its own threads */
     clmax_store store;   /* what is kept on disk between processes (OpenCL contexts only) */
@@ -74,9 +79,16 @@ int clmax_route_device(clmax_context *ctx, uint64_t bytes);
  * clmax_reduce_narrow. */
 clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void *x, int64_t *idx,
                           int on_device);
-/* host/calibrate.c. The cost profile of an auto context's device, measured or read back once;
- * NULL when it cannot be measured. */
-const clmax_cost_profile *clmax_cost_profile_of(clmax_context *ctx);
+/* host/calibrate.c. The cost profile of an auto context's device, read back (this process's
+ * earlier contexts, the store) or measured once; NULL when there is none yet. Measuring runs on a
+ * helper thread, never on the caller's: until it ends *measuring is 1 (the call takes the CPU
+ * path), and 0 once it has failed (no profile: the device answers). */
+const clmax_cost_profile *clmax_cost_profile_of(clmax_context *ctx, int *measuring);
+/* Stops and joins ctx's helper, if it has one (before the context's backend goes). */
+void clmax_cost_helper_stop(clmax_context *ctx);
+/* In an auto context with a device, measures the profile now if it is not known, and waits for
+ * it (clmax_context_prebuild: a warm-up leaves nothing for the calls to wait for). */
+void clmax_cost_measure_now(clmax_context *ctx);
 /* Records in the call report that the CPU path computed (a part of) the answer. */
 void clmax_report_cpu(const clmax_context *ctx);
 /* Whether failure st of ctx's device is answered by the CPU path (an auto context). */

@@ -15,7 +15,7 @@ clmax_context *clmax_context_new(void)
         free(ctx);
         return NULL;
     }
-    if (ctx != NULL) atomic_init(&ctx->cost_state, 0);
+    if (ctx != NULL) atomic_init(&ctx->cost_state, 0), atomic_init(&ctx->cost_cancel, 0);
     return ctx;
 }
 
@@ -104,6 +104,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
 void clmax_context_destroy(clmax_context *ctx)
 {
     if (ctx == NULL) return;
+    clmax_cost_helper_stop(ctx);
     if (ctx->iface != NULL && ctx->iface->destroy != NULL) ctx->iface->destroy(ctx);
     clmax_pool_destroy(ctx->pool);
     clmax_context_free(ctx);
@@ -135,5 +136,7 @@ clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_type *types,
             return clmax_fail(CLMAX_ERROR_UNSUPPORTED_TYPE, "types[%zu] = %d is not a clmax_type",
                               i, (int)types[i]);
     if (ctx->iface->prebuild == NULL) return CLMAX_OK;
-    return ctx->iface->prebuild(ctx, types, ntypes);
+    clmax_status st = ctx->iface->prebuild(ctx, types, ntypes);
+    if (st == CLMAX_OK) clmax_cost_measure_now(ctx);
+    return st;
 }

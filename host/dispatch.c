@@ -27,10 +27,13 @@ int clmax_route_device(clmax_context *ctx, uint64_t bytes)
         clmax_call_chose(CLMAX_CHOSE_FORCED, device, 0, 0);
         return device;
     }
-    const clmax_cost_profile *pf = clmax_cost_profile_of(ctx);
+    int measuring = 0;
+    const clmax_cost_profile *pf = clmax_cost_profile_of(ctx, &measuring);
     if (pf == NULL) {
-        clmax_call_chose(CLMAX_CHOSE_UNMEASURED, 1, 0, 0);
-        return 1;
+        /* While the helper measures, the CPU path answers at once: no build, no waiting. */
+        clmax_call_chose(measuring ? CLMAX_CHOSE_MEASURING : CLMAX_CHOSE_UNMEASURED, !measuring, 0,
+                         0);
+        return !measuring;
     }
     int device = clmax_cost_prefers_device(pf, bytes);
     clmax_call_chose(CLMAX_CHOSE_MODEL, device, clmax_cost_cpu_seconds(pf, bytes),

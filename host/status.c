@@ -70,6 +70,10 @@ static void write_choice(void)
         snprintf(last_call.choice, sizeof last_call.choice,
                  "auto: the device, whose cost could not be measured");
         break;
+    case 1 + CLMAX_CHOSE_MEASURING:
+        snprintf(last_call.choice, sizeof last_call.choice,
+                 "auto: the CPU path, while the device's cost is measured in the background");
+        break;
     default:
         snprintf(last_call.choice, sizeof last_call.choice,
                  "auto: the %s, expected %.1f us against %.1f us on the %s",

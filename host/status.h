@@ -26,9 +26,15 @@ void clmax_call_ran(clmax_backend backend, const char *device);
  * path will compute the answer. */
 void clmax_call_fell_back(clmax_status st);
 /* Why an auto context sent the call where it did (the first reason given stays): forced by
- * CLMAX_AUTO_PATH, the device for want of a profile, or the cost model's two estimates (seconds).
+ * CLMAX_AUTO_PATH, the device for want of a profile, the CPU path while the device is measured
+ * off the calling thread, or the cost model's two estimates (seconds).
  * Kept as numbers: the words are written only when the report is read. */
-typedef enum { CLMAX_CHOSE_FORCED, CLMAX_CHOSE_UNMEASURED, CLMAX_CHOSE_MODEL } clmax_chose_how;
+typedef enum {
+    CLMAX_CHOSE_FORCED,
+    CLMAX_CHOSE_UNMEASURED,
+    CLMAX_CHOSE_MEASURING,
+    CLMAX_CHOSE_MODEL
+} clmax_chose_how;
 void clmax_call_chose(clmax_chose_how how, int device, double cpu_s, double dev_s);
 
 #endif

@@ -244,8 +244,10 @@ CLMAX_API const clmax_call_report *clmax_last_call_report(void);
 CLMAX_API const char *clmax_context_warnings(const clmax_context *ctx);
 
 /* Build the OpenCL programs for these element types now (all ArgMax types when types is NULL),
- * so that no operator call pays a build. A no-op on the CPU path. The on-disk program cache makes
- * later processes fast too. */
+ * so that no operator call pays a build. In an auto context with a device it also measures the
+ * cost model's profile if it is not known yet, and waits for it (calls do not wait: until it is
+ * known they take the CPU path). A no-op on the CPU path. The on-disk program cache and the
+ * profile kept beside it make later processes fast too. */
 CLMAX_API clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_type *types,
                                               size_t ntypes);
 

@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)
@@ -135,6 +137,10 @@ Test(cost, forced_paths_give_the_same_bits_and_say_so)
     const clmax_backend want[2] = {CLMAX_BACKEND_CPU, CLMAX_BACKEND_OPENCL};
     for (int k = 0; k < 3; k++) {
         clmax_context *ctx = auto_context(paths[k]);
+        if (k == 2) { /* the model: measured first, so that the call below follows it */
+            clmax_type f32 = CLMAX_TYPE_FLOAT32;
+            cr_assert_eq(clmax_context_prebuild(ctx, &f32, 1), CLMAX_OK, "%s", clmax_last_error());
+        }
         argmax_rows(ctx, x, ROWS, N, y[k]);
         const clmax_call_report *r = clmax_last_call_report();
         cr_expect_neq(r->backend, CLMAX_BACKEND_AUTO);
@@ -151,6 +157,70 @@ Test(cost, forced_paths_give_the_same_bits_and_say_so)
     cr_expect(memcmp(y[0], y[1], sizeof y[0]) == 0, "the CPU path and the device differ");
     cr_expect(memcmp(y[0], y[2], sizeof y[0]) == 0, "the model's path differs");
     free(x);
+}
+
+/* The profile is measured off the calling thread: until it is known, calls take the CPU path at
+ * once and say why; a context destroyed meanwhile stops its helper; prebuild waits for it. */
+Test(cost, calls_never_wait_for_the_measurement)
+{
+    enum { ROWS = 4, N = 10 };
+    float x[ROWS * N];
+    for (int i = 0; i < ROWS * N; i++)
+        x[i] = (float)((i * 7) % 11);
+    int64_t y[ROWS], want[ROWS];
+    for (int r = 0; r < ROWS; r++) {
+        want[r] = 0;
+        for (int j = 1; j < N; j++)
+            if (x[r * N + j] > x[r * N + want[r]]) want[r] = j;
+    }
+    for (int round = 0; round < 2; round++) {
+        clmax_context *ctx = auto_context(NULL); /* the store is off: nothing is known */
+        argmax_rows(ctx, x, ROWS, N, y);
+        const clmax_call_report *r = clmax_last_call_report();
+        cr_expect_eq(r->backend, CLMAX_BACKEND_CPU);
+        cr_expect(strstr(r->choice, "measured in the background") != NULL, "choice: '%s'",
+                  r->choice);
+        cr_expect(memcmp(y, want, sizeof y) == 0);
+        if (round == 1) { /* the second: measured to the end, then the model decides */
+            clmax_type f32 = CLMAX_TYPE_FLOAT32;
+            cr_assert_eq(clmax_context_prebuild(ctx, &f32, 1), CLMAX_OK, "%s", clmax_last_error());
+            argmax_rows(ctx, x, ROWS, N, y);
+            r = clmax_last_call_report();
+            cr_expect(strstr(r->choice, "expected") != NULL, "choice: '%s'", r->choice);
+            cr_expect(memcmp(y, want, sizeof y) == 0);
+        }
+        clmax_context_destroy(ctx); /* the first: the helper is stopped and joined here */
+    }
+    unsetenv("CLMAX_AUTO_PATH");
+}
+
+/* fork() while the helper measures: the child has no helper, answers on the CPU path (the
+ * device's threads are the parent's), and neither its destroy nor its exit waits for one. */
+Test(cost, a_forked_child_does_not_wait_for_the_parents_helper)
+{
+    float x[1000];
+    for (int i = 0; i < 1000; i++)
+        x[i] = (float)(i % 97);
+    int64_t y[1];
+    clmax_context *ctx = auto_context(NULL);
+    argmax_rows(ctx, x, 1, 1000, y); /* starts the helper */
+    cr_expect(strstr(clmax_last_call_report()->choice, "measured in the background") != NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0, "fork failed");
+    if (pid == 0) {
+        alarm(20); /* a wait for a helper that is not there would hang: end it as a failure */
+        y[0] = -1;
+        argmax_rows(ctx, x, 1, 1000, y);
+        const clmax_call_report *r = clmax_last_call_report();
+        int ok = y[0] == 96 && r->backend == CLMAX_BACKEND_CPU;
+        clmax_context_destroy(ctx);
+        exit(ok ? 0 : 3); /* exit(), not _exit(): the exit handlers run, and must not wait */
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child: status %#x", status);
+    clmax_context_destroy(ctx);
+    unsetenv("CLMAX_AUTO_PATH");
 }
 
 Test(cost, explicit_backends_make_no_choice)

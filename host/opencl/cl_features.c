@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static char *probe_source(const feature *f)
 
 /* The probe program built and its kernel made, or NULL. */
 static cl_kernel build_probe(cl_context context, cl_device_id device, const feature *f,
-                             cl_program *prog)
+                             cl_program *prog, int in_child)
 {
     char *src = probe_source(f);
     if (src == NULL) return NULL;
@@ -54,8 +55,10 @@ static cl_kernel build_probe(cl_context context, cl_device_id device, const feat
     cl_int err;
     cl_kernel k = NULL;
     *prog = CL(CreateProgramWithSource)(context, 1, &text, NULL, &err);
-    if (*prog != NULL && CL(BuildProgram)(*prog, 1, &device, f->options, NULL, NULL) == CL_SUCCESS)
-        k = CL(CreateKernel)(*prog, "probe", &err);
+    cl_int built = *prog == NULL ? CL_INVALID_PROGRAM
+                   : in_child    ? CL(BuildProgram)(*prog, 1, &device, f->options, NULL, NULL)
+                                 : clmax_cl_build(*prog, device, f->options);
+    if (built == CL_SUCCESS) k = CL(CreateKernel)(*prog, "probe", &err);
     free(src);
     return k;
 }
@@ -63,6 +66,40 @@ static cl_kernel build_probe(cl_context context, cl_device_id device, const feat
 static void child_exit_now(void)
 {
     _exit(1);
+}
+
+/* A child forked while another thread of this process is inside the driver's compiler (which
+ * holds the compiler's locks) would wait on them forever: builds share this guard, and the
+ * probes' fork takes it alone, so it waits for the builds in flight (the cost helper's among
+ * them, host/calibrate.c) and they for it. A child forked by the user gets a fresh one. */
+static pthread_rwlock_t build_guard = PTHREAD_RWLOCK_INITIALIZER;
+
+static void build_guard_child(void)
+{
+    pthread_rwlock_init(&build_guard, NULL);
+}
+
+static void build_guard_hooks(void)
+{
+    pthread_atfork(NULL, NULL, build_guard_child);
+}
+
+static void guard(int alone)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_guard_hooks);
+    if (alone)
+        pthread_rwlock_wrlock(&build_guard);
+    else
+        pthread_rwlock_rdlock(&build_guard);
+}
+
+cl_int clmax_cl_build(cl_program prog, cl_device_id device, const char *options)
+{
+    guard(0);
+    cl_int err = CL(BuildProgram)(prog, 1, &device, options, NULL, NULL);
+    pthread_rwlock_unlock(&build_guard);
+    return err;
 }
 
 /* Builds the probe of each feature in a child process, which writes a byte per answer to a pipe:
@@ -92,7 +129,7 @@ static void build_in_children(clmax_cl *cl, signed char *built)
             }
             for (int i = first; i < CLMAX_CL_NFEATURES; i++) {
                 cl_program prog = NULL;
-                char c = build_probe(cl->context, cl->device, &features[i], &prog) ? '1' : '0';
+                char c = build_probe(cl->context, cl->device, &features[i], &prog, 1) ? '1' : '0';
                 if (write(fds[1], &c, 1) != 1) break;
             }
             _exit(0);
@@ -129,7 +166,7 @@ static void build_in_children(clmax_cl *cl, signed char *built)
 static int runs_here(clmax_cl *cl, const feature *f)
 {
     cl_program prog = NULL;
-    cl_kernel k = build_probe(cl->context, cl->device, f, &prog);
+    cl_kernel k = build_probe(cl->context, cl->device, f, &prog, 0);
     cl_int err;
     cl_command_queue q = k ? CL(CreateCommandQueue)(cl->context, cl->device, 0, &err) : NULL;
     cl_uint in[PROBE_ITEMS], out[PROBE_ITEMS];
@@ -182,7 +219,7 @@ static int64_t loop_steps(clmax_cl *cl)
     cl_int err;
     cl_program prog = CL(CreateProgramWithSource)(cl->context, 1, &loop_source, NULL, &err);
     cl_kernel k = NULL;
-    if (prog != NULL && CL(BuildProgram)(prog, 1, &cl->device, "", NULL, NULL) == CL_SUCCESS)
+    if (prog != NULL && clmax_cl_build(prog, cl->device, "") == CL_SUCCESS)
         k = CL(CreateKernel)(prog, "probe", &err);
     cl_command_queue q = k ? CL(CreateCommandQueue)(cl->context, cl->device, 0, &err) : NULL;
     cl_uint state = 0, n = LOOP_STEPS;
@@ -302,7 +339,11 @@ void clmax_cl_probe_features(clmax_cl *cl)
             continue;
         }
         free(answer);
-        if (!tried) build_in_children(cl, built);
+        if (!tried) {
+            guard(1);
+            build_in_children(cl, built);
+            pthread_rwlock_unlock(&build_guard);
+        }
         tried = 1;
         int works = built[i] == 1 ? runs_here(cl, f) : built[i];
         cl->features[i] = works == 1;
@@ -319,4 +360,17 @@ void clmax_cl_probe_features(clmax_cl *cl)
 const char *clmax_cl_feature_options(const clmax_cl *cl, int feature)
 {
     return cl->features[feature] ? features[feature].options : "";
+}
+
+const clmax_device_info *clmax_cl_info(clmax_cl *cl)
+{
+    if (!atomic_load_explicit(&cl->probed, memory_order_acquire)) {
+        pthread_mutex_lock(&cl->probe_lock);
+        if (!atomic_load_explicit(&cl->probed, memory_order_relaxed)) {
+            clmax_cl_probe_features(cl);
+            atomic_store_explicit(&cl->probed, 1, memory_order_release);
+        }
+        pthread_mutex_unlock(&cl->probe_lock);
+    }
+    return &cl->info;
 }

@@ -52,7 +52,8 @@ clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *
     uint64_t limit = clmax_cl_box_limit(ctx), slice = p->n * p->inner * p->esize;
     if (slice == 0 || slice > limit) return CLMAX_OK;
     uint64_t rows = limit / slice < p->outer ? limit / slice : p->outer;
-    clmax_plan pl = clmax_plan_choose(&cl->info, rows, p->n, p->inner, p->esize, ctx->strategy);
+    clmax_plan pl =
+        clmax_plan_choose(clmax_cl_info(cl), rows, p->n, p->inner, p->esize, ctx->strategy);
     if (!clmax_cl_fused_zeros(cl, &pl)) return CLMAX_OK;
     *done = 1;
     cl_event last = NULL;

@@ -11,6 +11,7 @@
 #include "cl_error.h"
 #include "clmax_cl.h"
 #include <pthread.h>
+#include <stdatomic.h>
 
 /* What the reduce kernels write (kernels/common.cl OUT_MODE). */
 typedef enum clmax_out_mode {
@@ -57,6 +58,8 @@ struct clmax_cl {
     unsigned char features[CLMAX_CL_NFEATURES]; /* 1: the feature builds and runs right here */
     int loops_wrong; /* the loop probe's answer was wrong, or its limit too low: not used */
     int features_known;
+    pthread_mutex_t probe_lock; /* the probes run once, on the first use of the device */
+    atomic_int probed;          /* 1 once they have (read without the lock after that) */
 };
 
 /* The program for a type, tie rule, work-group size and output, built on first use (call with
@@ -65,10 +68,16 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
                                   clmax_out_mode mode, const clmax_cl_program **out);
 void clmax_cl_release_programs(clmax_cl *cl);
 
-/* cl_features.c. Fills cl->features, cl->info.loop_limit and cl->loops_wrong (once, when the
- * context is made, before the first plan: cl_state.c), from the store when it has the answers,
- * else by trying each feature and measuring the loop limit. */
+/* cl_features.c. Fills cl->features, cl->info.loop_limit and cl->loops_wrong, from the store when
+ * it has the answers, else by trying each feature and measuring the loop limit. */
 void clmax_cl_probe_features(clmax_cl *cl);
+/* The device's facts for planning, the probes' included: they run on the first call that uses
+ * the device (a plan, a build), not when the context is made, so that an auto context whose calls
+ * take the CPU path never waits for them. Thread-safe; not with cl->lock held the first time. */
+const clmax_device_info *clmax_cl_info(clmax_cl *cl);
+/* clBuildProgram for one device, under the guard that keeps the probes' fork apart from builds
+ * on other threads (cl_features.c). Every build of the library goes through it. */
+cl_int clmax_cl_build(cl_program prog, cl_device_id device, const char *options);
 /* The build options that turn feature on ("" where it does not work here). */
 const char *clmax_cl_feature_options(const clmax_cl *cl, int feature);
 

@@ -165,7 +165,7 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     clmax_status st;
     /* The combine pass merges with a work-group per output on GPUs, and also where a device's loop
      * limit (clmax_loop_budget) is below one work-item's merge of every segment. */
-    uint64_t budget = clmax_loop_budget(&cl->info);
+    uint64_t budget = clmax_loop_budget(clmax_cl_info(cl));
     int group = (!cl->info.is_cpu && pl->nseg >= GPU_COMBINE_WG_MIN) ||
                 pl->nseg + CLMAX_LOOP_SLACK > budget;
     if (pl->nseg > 1 && group && (pl->nseg + wg - 1) / wg + CLMAX_LOOP_SLACK > budget)

@@ -60,8 +60,8 @@ static enq_plan plan_problem(const clmax_context *ctx, const clmax_problem *p)
         e.w.n = p->n / e.g;
         e.w.inner = p->inner * e.g;
     }
-    e.pl = clmax_plan_choose(&ctx->cl->info, e.w.outer, e.w.n, e.w.inner, clmax_type_size(p->type),
-                             ctx->strategy);
+    e.pl = clmax_plan_choose(clmax_cl_info(ctx->cl), e.w.outer, e.w.n, e.w.inner,
+                             clmax_type_size(p->type), ctx->strategy);
     e.part_bytes = clmax_cl_part_bytes(&e.pl, e.w.outer, e.w.inner);
     e.scratch = e.part_bytes + (e.g != 0 ? e.w.outer * e.w.inner * 8 : 0);
     return e;
@@ -113,7 +113,7 @@ static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl
         if (global > words) global = (size_t)words; /* small outputs */
     }
     /* Each work-item's words in one run within the device's loop limit (clmax_loop_budget). */
-    uint64_t most = clmax_loop_budget(&cl->info) - CLMAX_LOOP_SLACK;
+    uint64_t most = clmax_loop_budget(clmax_cl_info(cl)) - CLMAX_LOOP_SLACK;
     if ((words + (uint64_t)global * per - 1) / ((uint64_t)global * per) * per > most) {
         per = most;
         global = (size_t)((words + per - 1) / per);
@@ -360,9 +360,9 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
     return CLMAX_OK;
 }
 
-static size_t plan_wg(const clmax_cl *cl)
+static size_t plan_wg(clmax_cl *cl)
 {
-    return clmax_plan_choose(&cl->info, 1, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
+    return clmax_plan_choose(clmax_cl_info(cl), 1, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
 }
 
 static int is_float(clmax_type t)

@@ -131,7 +131,7 @@ static cl_program program_from_cache(clmax_cl *cl, const clmax_cl_cache_entry *c
     free(bin);
     if (prog == NULL) return NULL;
     if (err != CL_SUCCESS || status != CL_SUCCESS ||
-        CL(BuildProgram)(prog, 1, &cl->device, options, NULL, NULL) != CL_SUCCESS) {
+        clmax_cl_build(prog, cl->device, options) != CL_SUCCESS) {
         CL(ReleaseProgram)(prog);
         return NULL;
     }
@@ -169,6 +169,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
                           "the device's loops gave a wrong answer (a generator stepped in a loop "
                           "ended in no state it can reach, or stopped within a few thousand "
                           "steps): it is not used");
+    clmax_cl_info(cl); /* the features' probes, if no plan has run them yet */
     int prefetch = cl->info.native_cpu && cl->features[CLMAX_CL_PREFETCH];
     int nt = cl->info.is_cpu ? 1 + (cl->info.native_cpu && cl->features[CLMAX_CL_NT_STORE]) : 0;
     char options[sizeof((clmax_cl_program *)0)->options];
@@ -225,7 +226,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
             st = clmax_cl_fail("clCreateProgramWithSource", err);
             goto fail;
         }
-        err = CL(BuildProgram)(p.program, 1, &cl->device, options, NULL, NULL);
+        err = clmax_cl_build(p.program, cl->device, options);
         if (err != CL_SUCCESS) {
             st = build_failure(cl, p.program, err, options);
             goto fail;

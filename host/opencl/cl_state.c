@@ -20,6 +20,7 @@ static void cl_destroy(clmax_context *ctx)
     if (cl->context) CL(ReleaseContext)(cl->context);
     if (cl->retained_device) CL(ReleaseDevice)(cl->device);
     pthread_mutex_destroy(&cl->lock);
+    pthread_mutex_destroy(&cl->probe_lock);
     free(cl);
     ctx->cl = NULL;
 }
@@ -40,6 +41,12 @@ static clmax_status state_new(clmax_context *ctx)
         free(cl);
         return clmax_fail(CLMAX_ERROR_INTERNAL, "pthread_mutex_init failed");
     }
+    if (pthread_mutex_init(&cl->probe_lock, NULL) != 0) {
+        pthread_mutex_destroy(&cl->lock);
+        free(cl);
+        return clmax_fail(CLMAX_ERROR_INTERNAL, "pthread_mutex_init failed");
+    }
+    atomic_init(&cl->probed, 0);
     ctx->cl = cl;
     return CLMAX_OK;
 }
@@ -49,8 +56,7 @@ static void state_ready(clmax_context *ctx)
 {
     clmax_cl_query_device(ctx);
     ctx->cl->store = &ctx->store;
-    clmax_cl_probe_features(ctx->cl); /* the loop limit, before the first plan */
-    ctx->iface = &cl_iface;
+    ctx->iface = &cl_iface; /* the probes wait for the device's first use (clmax_cl_info) */
 }
 
 clmax_status clmax_opencl_init(clmax_context *ctx, const char *selector)
