@@ -25,7 +25,9 @@ typedef struct clmax_backend_iface {
     unsigned char *(*load_fact)(clmax_context *ctx, const char *key, size_t *size);
     void (*save_fact)(clmax_context *ctx, const char *key, const void *bytes, size_t size);
     /* Optional (NULL: nothing to build): builds the programs of the given types (NULL: all). */
-    clmax_status (*prebuild)(clmax_context *ctx, const clmax_type *types, size_t ntypes);
+    /* options: checked, operators not 0; report: zeroed, to fill. */
+    clmax_status (*prebuild)(clmax_context *ctx, const clmax_prebuild_options *options,
+                             clmax_prebuild_report *report);
     void (*destroy)(clmax_context *ctx);
 } clmax_backend_iface;
 

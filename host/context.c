@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 clmax_context *clmax_context_new(void)
 {
@@ -125,18 +126,38 @@ const char *clmax_context_warnings(const clmax_context *ctx)
     return ctx != NULL ? ctx->warnings : "";
 }
 
-clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes)
+void clmax_prebuild_options_init(clmax_prebuild_options *options)
+{
+    if (options != NULL) memset(options, 0, sizeof *options);
+}
+
+clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_prebuild_options *options,
+                                    clmax_prebuild_report *report)
 {
     clmax_clear_error();
+    clmax_prebuild_report none = {0};
+    if (report != NULL) *report = none;
     if (ctx == NULL) return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "context is NULL");
-    if (types == NULL && ntypes != 0)
-        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "types is NULL but ntypes is %zu", ntypes);
-    for (size_t i = 0; i < ntypes; i++)
-        if (clmax_type_size(types[i]) == 0)
+    clmax_prebuild_options o;
+    clmax_prebuild_options_init(&o);
+    if (options != NULL) o = *options;
+    if (o.types == NULL && o.ntypes != 0)
+        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT, "types is NULL but ntypes is %zu",
+                          o.ntypes);
+    for (size_t i = 0; i < o.ntypes; i++)
+        if (clmax_type_size(o.types[i]) == 0)
             return clmax_fail(CLMAX_ERROR_UNSUPPORTED_TYPE, "types[%zu] = %d is not a clmax_type",
-                              i, (int)types[i]);
+                              i, (int)o.types[i]);
+    const unsigned all = CLMAX_PREBUILD_ARGMAX | CLMAX_PREBUILD_ARGMIN | CLMAX_PREBUILD_HARDMAX;
+    if (o.operators & ~all)
+        return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                          "operators = %#x: only CLMAX_PREBUILD_ARGMAX, _ARGMIN and _HARDMAX "
+                          "(%#x, %#x, %#x) are operators",
+                          o.operators, CLMAX_PREBUILD_ARGMAX, CLMAX_PREBUILD_ARGMIN,
+                          CLMAX_PREBUILD_HARDMAX);
+    if (o.operators == 0) o.operators = all;
     if (ctx->iface->prebuild == NULL) return CLMAX_OK;
-    clmax_status st = ctx->iface->prebuild(ctx, types, ntypes);
+    clmax_status st = ctx->iface->prebuild(ctx, &o, report != NULL ? report : &none);
     if (st == CLMAX_OK) clmax_cost_measure_now(ctx);
     return st;
 }

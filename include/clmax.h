@@ -243,13 +243,45 @@ CLMAX_API const clmax_call_report *clmax_last_call_report(void);
  * that is not used (and why). Owned by the context. */
 CLMAX_API const char *clmax_context_warnings(const clmax_context *ctx);
 
-/* Build the OpenCL programs for these element types now (all ArgMax types when types is NULL),
- * so that no operator call pays a build. In an auto context with a device it also measures the
- * cost model's profile if it is not known yet, and waits for it (calls do not wait: until it is
- * known they take the CPU path). A no-op on the CPU path. The on-disk program cache and the
- * profile kept beside it make later processes fast too. */
-CLMAX_API clmax_status clmax_context_prebuild(clmax_context *ctx, const clmax_type *types,
-                                              size_t ntypes);
+/* The operators of clmax_prebuild_options.operators, a mask (0: all of them). */
+#define CLMAX_PREBUILD_ARGMAX 1u  /* ArgMax, and the maxima with their indices */
+#define CLMAX_PREBUILD_ARGMIN 2u  /* ArgMin, and the minima with their indices */
+#define CLMAX_PREBUILD_HARDMAX 4u /* Hardmax (float types only) */
+
+/* What clmax_context_prebuild() makes ready. Fill with clmax_prebuild_options_init() (every type
+ * and operator, no progress), then change what you need. */
+typedef struct clmax_prebuild_options {
+    const clmax_type *types; /* the element types; NULL (with ntypes 0): every type */
+    size_t ntypes;
+    unsigned operators; /* CLMAX_PREBUILD_* bits; 0: every operator. A type an operator does not
+                           take (Hardmax's integers) is left out for that operator. */
+    /* Called after each program is ready, on the calling thread, with no lock of clmax held:
+     * done of total, and whether that one was compiled now. NULL: not called. */
+    void (*progress)(void *user, size_t done, size_t total, int compiled);
+    void *user;
+} clmax_prebuild_options;
+
+/* What clmax_context_prebuild() did: programs = compiled + from_cache + in_context. */
+typedef struct clmax_prebuild_report {
+    size_t programs;   /* the programs now ready in the context */
+    size_t compiled;   /* of them, compiled by this call (and kept in the program cache) */
+    size_t from_cache; /* read back from the program cache (an earlier process built them) */
+    size_t in_context; /* already in the context (an earlier call built or read them) */
+} clmax_prebuild_report;
+
+CLMAX_API void clmax_prebuild_options_init(clmax_prebuild_options *options);
+
+/* Builds the OpenCL programs that the given operators use on the given types now (options NULL:
+ * every type and operator), so that no operator call pays a build, and keeps them in the program
+ * cache (clmax_context_options.cache_dir), so that later processes find them built: a warm-up for
+ * images and CI. In an auto context with a device it also measures the cost model's profile if it
+ * is not known yet, and waits for it (calls do not wait: until it is known they take the CPU path).
+ * On the CPU path there is nothing to build: CLMAX_OK, and a report of zeros. report may be NULL.
+ * Errors: CLMAX_ERROR_INVALID_ARGUMENT (ctx NULL, types NULL with ntypes > 0, unknown operator
+ * bits), CLMAX_ERROR_UNSUPPORTED_TYPE (not a clmax_type), and a build's own. */
+CLMAX_API clmax_status clmax_context_prebuild(clmax_context *ctx,
+                                              const clmax_prebuild_options *options,
+                                              clmax_prebuild_report *report);
 
 /* ---- Operators on host memory -------------------------------------------------------------- */
 

@@ -123,6 +123,18 @@ static void argmax_rows(clmax_context *ctx, const float *x, int64_t rows, int64_
     cr_assert_eq(clmax_argmax(ctx, &d, x, &a, y), CLMAX_OK, "%s", clmax_last_error());
 }
 
+/* clmax_context_prebuild() of ArgMax on float32: it also measures the cost and waits. */
+static void prebuild_float32(clmax_context *ctx)
+{
+    const clmax_type f32 = CLMAX_TYPE_FLOAT32;
+    clmax_prebuild_options o;
+    clmax_prebuild_options_init(&o);
+    o.types = &f32;
+    o.ntypes = 1;
+    o.operators = CLMAX_PREBUILD_ARGMAX;
+    cr_assert_eq(clmax_context_prebuild(ctx, &o, NULL), CLMAX_OK, "%s", clmax_last_error());
+}
+
 Test(cost, forced_paths_give_the_same_bits_and_say_so)
 {
     enum { ROWS = 300, N = 1000 };
@@ -137,10 +149,8 @@ Test(cost, forced_paths_give_the_same_bits_and_say_so)
     const clmax_backend want[2] = {CLMAX_BACKEND_CPU, CLMAX_BACKEND_OPENCL};
     for (int k = 0; k < 3; k++) {
         clmax_context *ctx = auto_context(paths[k]);
-        if (k == 2) { /* the model: measured first, so that the call below follows it */
-            clmax_type f32 = CLMAX_TYPE_FLOAT32;
-            cr_assert_eq(clmax_context_prebuild(ctx, &f32, 1), CLMAX_OK, "%s", clmax_last_error());
-        }
+        if (k == 2) /* the model: measured first, so that the call below follows it */
+            prebuild_float32(ctx);
         argmax_rows(ctx, x, ROWS, N, y[k]);
         const clmax_call_report *r = clmax_last_call_report();
         cr_expect_neq(r->backend, CLMAX_BACKEND_AUTO);
@@ -182,8 +192,7 @@ Test(cost, calls_never_wait_for_the_measurement)
                   r->choice);
         cr_expect(memcmp(y, want, sizeof y) == 0);
         if (round == 1) { /* the second: measured to the end, then the model decides */
-            clmax_type f32 = CLMAX_TYPE_FLOAT32;
-            cr_assert_eq(clmax_context_prebuild(ctx, &f32, 1), CLMAX_OK, "%s", clmax_last_error());
+            prebuild_float32(ctx);
             argmax_rows(ctx, x, ROWS, N, y);
             r = clmax_last_call_report();
             cr_expect(strstr(r->choice, "expected") != NULL, "choice: '%s'", r->choice);

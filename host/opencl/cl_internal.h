@@ -58,6 +58,7 @@ struct clmax_cl {
     unsigned char features[CLMAX_CL_NFEATURES]; /* 1: the feature builds and runs right here */
     int loops_wrong; /* the loop probe's answer was wrong, or its limit too low: not used */
     int features_known;
+    size_t ncompiled; /* programs compiled from source here (the rest read from the store) */
     pthread_mutex_t probe_lock; /* the probes run once, on the first use of the device */
     atomic_int probed;          /* 1 once they have (read without the lock after that) */
 };
@@ -157,8 +158,9 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
                                        cl_mem values, size_t v_offset, clmax_out_mode mode,
                                        const clmax_enqueue_options *eo, cl_uint nwait,
                                        const cl_event *wait, cl_event *event);
-/* iface->prebuild: the programs of the given types (NULL: all) that the operators ask for. */
-clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes);
+/* iface->prebuild: the programs of the given types (NULL: all) that the given operators ask for. */
+clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options *options,
+                               clmax_prebuild_report *report);
 
 /* cl_hardmax.c. iface->hardmax: Hardmax on host memory in one pass where the device shares memory
  * with the host; *done is 0 (nothing run, nothing recorded) where it does not apply. */

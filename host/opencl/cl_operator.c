@@ -371,29 +371,66 @@ static int is_float(clmax_type t)
            t == CLMAX_TYPE_BFLOAT16;
 }
 
-clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_type *types, size_t ntypes)
+/* One program of a prebuild, counted in report. */
+static clmax_status prebuild_one(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
+                                 clmax_out_mode mode, clmax_prebuild_report *report)
+{
+    const clmax_cl_program *prog;
+    pthread_mutex_lock(&cl->lock);
+    int had = cl->nprograms;
+    size_t compiled = cl->ncompiled;
+    clmax_status st = clmax_cl_get_program(cl, type, last, min, wg, mode, &prog);
+    if (st == CLMAX_OK) {
+        report->programs++;
+        if (cl->nprograms == had)
+            report->in_context++;
+        else if (cl->ncompiled != compiled)
+            report->compiled++;
+        else
+            report->from_cache++;
+    }
+    pthread_mutex_unlock(&cl->lock);
+    return st;
+}
+
+clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options *options,
+                               clmax_prebuild_report *report)
 {
     static const clmax_type all[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_UINT8,   CLMAX_TYPE_INT8,
                                      CLMAX_TYPE_UINT16,  CLMAX_TYPE_INT16,   CLMAX_TYPE_INT32,
                                      CLMAX_TYPE_INT64,   CLMAX_TYPE_FLOAT16, CLMAX_TYPE_FLOAT64,
                                      CLMAX_TYPE_UINT32,  CLMAX_TYPE_UINT64,  CLMAX_TYPE_BFLOAT16};
+    const clmax_type *types = options->types;
+    size_t ntypes = options->ntypes;
     if (types == NULL) {
         types = all;
         ntypes = sizeof all / sizeof all[0];
     }
+    /* ArgMax (min 0) and ArgMin (min 1): both tie rules and both index types each; Hardmax: one
+     * program per float type. */
+    const unsigned ops = options->operators;
+    size_t total = 0;
+    for (size_t i = 0; i < ntypes; i++)
+        total += 4 * (size_t)(((ops & CLMAX_PREBUILD_ARGMAX) != 0) +
+                              ((ops & CLMAX_PREBUILD_ARGMIN) != 0)) +
+                 ((ops & CLMAX_PREBUILD_HARDMAX) && is_float(types[i]));
     clmax_cl *cl = ctx->cl;
     const size_t wg = plan_wg(cl);
     clmax_status st = CLMAX_OK;
-    const clmax_cl_program *prog;
-    pthread_mutex_lock(&cl->lock);
-    for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++) {
-        /* ArgMax and ArgMin, both tie rules, both index types; Hardmax for float types. */
-        for (int v = 0; v < 8 && st == CLMAX_OK; v++)
-            st = clmax_cl_get_program(cl, types[i], v & 1, (v >> 1) & 1, wg,
-                                      (v & 4) ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, &prog);
-        if (st == CLMAX_OK && is_float(types[i]))
-            st = clmax_cl_get_program(cl, types[i], 0, 0, wg, CLMAX_OUT_HARDMAX, &prog);
-    }
-    pthread_mutex_unlock(&cl->lock);
+    for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++)
+        for (int v = 0; v < 9 && st == CLMAX_OK; v++) {
+            int hardmax = v == 8, min = (v >> 1) & 1;
+            unsigned op = hardmax ? CLMAX_PREBUILD_HARDMAX
+                          : min   ? CLMAX_PREBUILD_ARGMIN
+                                  : CLMAX_PREBUILD_ARGMAX;
+            if (!(ops & op) || (hardmax && !is_float(types[i]))) continue;
+            size_t compiled = report->compiled;
+            st = hardmax ? prebuild_one(cl, types[i], 0, 0, wg, CLMAX_OUT_HARDMAX, report)
+                         : prebuild_one(cl, types[i], v & 1, min, wg,
+                                        (v & 4) ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, report);
+            if (st == CLMAX_OK && options->progress != NULL)
+                options->progress(options->user, report->programs, total,
+                                  report->compiled != compiled);
+        }
     return st;
 }

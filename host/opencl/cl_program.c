@@ -232,6 +232,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
             goto fail;
         }
         if (cached) clmax_cl_cache_save(cl, &ce, p.program);
+        cl->ncompiled++;
     }
     struct {
         const char *name;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The clmax CLI and the program cache's folder: a folder others can write is not used, and -v
-says so.
+says so; `clmax prebuild` fills the folder, and a second run finds everything built.
 
 Run by ctest, one test per case; see cli_common.py."""
 import os
@@ -26,6 +26,42 @@ def _(ctx):
     # Without -v the answer is the same and nothing is said.
     ctx.run("argmax", "in.npy", "out.npy", "--axis=1", *args, env=env, quiet=True)
     ctx.check("out.npy", ref_argmax(x, 1))
+
+
+@case("cache.prebuild")
+def _(ctx):
+    ctx.opencl()
+    folder = ctx.path("prebuilt")
+    os.mkdir(folder, 0o700)
+    env = {"CLMAX_CACHE_DIR": folder}
+    # ArgMax and ArgMin, 2 tie rules x 2 index types each, for both types, and Hardmax for
+    # float32 only (it takes floats): 8 + 1 + 8 programs.
+    args = ["prebuild", "--types=float32,uint8", "--ops=argmin,hardmax,argmax"]
+    ctx.run(*args, env=env, quiet=True,
+            out=r": 17 programs ready in [0-9.]+ s: 17 compiled now, 0 read back")
+    assert os.listdir(folder), "nothing kept in the cache folder"
+    ctx.run(*args, env=env, quiet=True,
+            out=r": 17 programs ready in [0-9.]+ s: 0 compiled now, 17 read back")
+    ctx.run("prebuild", "--types", "float32", "--ops", "hardmax", "-v", env=env, quiet=True,
+            out=r": 1 programs ready .*: 0 compiled now, 1 read back[^\n]*\ntypes: float32\n$")
+    # The programs are those the operators use: the call reads them back, compiles nothing.
+    x = sample("<f4", (6, 9), seed=26)
+    ctx.save("in.npy", x)
+    ctx.run("argmax", "in.npy", "out.npy", "--axis=1", "--backend=opencl", env=env, quiet=True)
+    ctx.check("out.npy", ref_argmax(x, 1))
+
+
+@case("cache.prebuild_refusals")
+def _(ctx):
+    ctx.run("prebuild", "--types=float33", rc=2, err=r"unknown type 'float33'")
+    ctx.run("prebuild", "--types=float32,,uint8", rc=2, err=r"--types")
+    ctx.run("prebuild", "--ops=argmax,topk", rc=2, err=r"argmax, argmin and hardmax")
+    ctx.run("prebuild", "--ops=", rc=2, err=r"--ops")
+    ctx.run("prebuild", "--nonsense", rc=2, err=r"unknown option '--nonsense'")
+    ctx.run("prebuild", "extra", rc=2, err=r"unexpected argument 'extra'")
+    ctx.run("prebuild", "--help", out=r"^Usage: clmax prebuild")
+    ctx.run("prebuild", "--device=no-such-device-xyz", rc=1,
+            err=r"no OpenCL device to build for: .*no-such-device-xyz")
 
 
 if __name__ == "__main__":

@@ -93,12 +93,31 @@ Test(enqueue, prebuild_then_first_op)
     env_open(&e, 0);
     clmax_context *ctx = clmax_open(&e, CLMAX_STRATEGY_AUTO);
     const clmax_type types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_BFLOAT16};
-    ST_OK(clmax_context_prebuild(ctx, types, 2), "clmax_context_prebuild");
-    ST_OK(clmax_context_prebuild(ctx, types, 2), "clmax_context_prebuild (again)");
-    EXPECT_ST(clmax_context_prebuild(NULL, types, 2), CLMAX_ERROR_INVALID_ARGUMENT);
-    EXPECT_ST(clmax_context_prebuild(ctx, NULL, 2), CLMAX_ERROR_INVALID_ARGUMENT);
+    clmax_prebuild_options po;
+    clmax_prebuild_options_init(&po);
+    po.types = types;
+    po.ntypes = 2;
+    clmax_prebuild_report r;
+    ST_OK(clmax_context_prebuild(ctx, &po, &r), "clmax_context_prebuild");
+    /* Two float types: ArgMax and ArgMin, 2 tie rules x 2 index types each, and Hardmax. */
+    cr_expect_eq(r.programs, 18, "%zu programs", r.programs);
+    cr_expect_eq(r.compiled + r.from_cache + r.in_context, r.programs);
+    ST_OK(clmax_context_prebuild(ctx, &po, &r), "clmax_context_prebuild (again)");
+    cr_expect(r.programs == 18 && r.in_context == 18, "again: %zu of %zu in the context",
+              r.in_context, r.programs);
+    po.operators = CLMAX_PREBUILD_HARDMAX;
+    ST_OK(clmax_context_prebuild(ctx, &po, &r), "clmax_context_prebuild (Hardmax)");
+    cr_expect_eq(r.programs, 2);
+    EXPECT_ST(clmax_context_prebuild(NULL, &po, &r), CLMAX_ERROR_INVALID_ARGUMENT);
+    po.operators = 8;
+    EXPECT_ST(clmax_context_prebuild(ctx, &po, &r), CLMAX_ERROR_INVALID_ARGUMENT);
+    po.operators = 0;
+    po.types = NULL;
+    EXPECT_ST(clmax_context_prebuild(ctx, &po, &r), CLMAX_ERROR_INVALID_ARGUMENT);
     const clmax_type bad = (clmax_type)99;
-    EXPECT_ST(clmax_context_prebuild(ctx, &bad, 1), CLMAX_ERROR_UNSUPPORTED_TYPE);
+    po.types = &bad;
+    po.ntypes = 1;
+    EXPECT_ST(clmax_context_prebuild(ctx, &po, &r), CLMAX_ERROR_UNSUPPORTED_TYPE);
     const int64_t dims[3] = {2, 3, 4001};
     job j;
     job_argmax(&j, CLMAX_TYPE_BFLOAT16, 3, dims, 13, -1, 0, 1);

@@ -282,7 +282,10 @@ Test(enqueue, cpu_context_refuses)
     EXPECT_ST(clmax_hardmax_scratch_size(cpu, &d, NULL, &bytes), BAD);
     EXPECT_ST(clmax_context_get_cl(cpu, &c, NULL, NULL), BAD);
     EXPECT_ST(clmax_context_get_cl(NULL, &c, NULL, NULL), BAD);
-    EXPECT_ST(clmax_context_prebuild(cpu, NULL, 0), CLMAX_OK);
+    clmax_prebuild_report pr;
+    memset(&pr, 0x5A, sizeof pr);
+    EXPECT_ST(clmax_context_prebuild(cpu, NULL, &pr), CLMAX_OK); /* nothing to build */
+    cr_expect(pr.programs == 0 && pr.compiled == 0 && pr.from_cache == 0 && pr.in_context == 0);
     clmax_context *none = NULL;
     EXPECT_ST(clmax_context_create_from_cl(NULL, NULL, NULL, NULL, &none), BAD);
     cr_assert_null(none);

@@ -85,3 +85,24 @@ def test_exception_classes():
     assert issubclass(clmax.BuildError, clmax.Error)
     assert issubclass(clmax.InternalError, clmax.Error)
     assert issubclass(clmax.Error, RuntimeError)
+
+
+def test_prebuild():
+    # On the CPU path there is nothing to build.
+    with clmax.Context("cpu") as ctx:
+        assert clmax.prebuild(context=ctx) == (0, 0, 0, 0)
+    for bad, kind in [(dict(types=[np.complex64]), TypeError), (dict(types=["no-type"]), TypeError),
+                      (dict(types=[]), ValueError), (dict(operators=["topk"]), ValueError),
+                      (dict(operators=[]), ValueError)]:
+        with pytest.raises(kind):
+            clmax.prebuild(**bad, context=clmax.Context("cpu"))
+    if NO_OPENCL or not clmax.devices():
+        return
+    with clmax.Context("opencl", device=0) as ctx:
+        # ArgMax on float32 and bfloat16: 2 tie rules x 2 index types each.
+        r = clmax.prebuild([np.float32, "bfloat16"], ["argmax"], context=ctx)
+        assert r.programs == 8 and r.compiled + r.from_cache + r.in_context == 8, r
+        again = clmax.prebuild([np.dtype("f4"), "bfloat16"], ("argmax",), context=ctx)
+        assert again == (8, 0, 0, 8), again
+        assert clmax.prebuild(["float64"], ["hardmax"], context=ctx).programs == 1
+        assert clmax.argmax(np.array([1.0, 3.0, 3.0], np.float32), context=ctx) == 1

@@ -17,8 +17,11 @@ int cli_run_op(cli_op op, int argc, char **argv);
 /* `clmax devices ...`: argv holds the arguments after the command name. */
 int cli_devices(int argc, char **argv);
 
-/* Print the usage of command ("argmax", "argmin", "hardmax", "devices"), or of the whole tool for
- * NULL. */
+/* `clmax prebuild ...`: argv holds the arguments after the command name. */
+int cli_prebuild(int argc, char **argv);
+
+/* Print the usage of command ("argmax", "argmin", "hardmax", "devices", "prebuild"), or of the
+ * whole tool for NULL. */
 void cli_usage(FILE *f, const char *command);
 
 /* Report bad usage of command on stderr (printf-style), with a pointer to its --help. Returns

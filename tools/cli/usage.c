@@ -16,6 +16,8 @@ static const char general[] =
     "  hardmax IN.npy OUT.npy [options]  a one-hot of the first maximum along an axis\n"
     "  devices                           list OpenCL platforms and devices, and say which one\n"
     "                                    auto would pick\n"
+    "  prebuild [--types=LIST] [--ops=LIST] [--device=SEL]\n"
+    "                                    build a device's programs into the program cache\n"
     "\n"
     "  clmax --version | --help | <command> --help\n"
     "\n"
@@ -116,6 +118,27 @@ static const char devices[] =
     "  -h, --help               print this help\n"
     "Exit status: 0 success; 1 the chosen backend or device could not start; 2 bad usage.\n";
 
+static const char prebuild[] =
+    "Usage: clmax prebuild [--types=LIST] [--ops=LIST] [--device=SEL] [-v]\n"
+    "\n"
+    "Build the OpenCL programs that the operators use, for one device, and keep them in the\n"
+    "program cache (CLMAX_CACHE_DIR, else $XDG_CACHE_HOME/clmax or ~/.cache/clmax), so that later\n"
+    "processes find them built: a warm-up for container images and CI. Also measures the cost\n"
+    "model's profile that --backend=auto uses, and keeps it beside them. Prints how many programs\n"
+    "are ready, how many were compiled now and how many were read back from the cache (a second\n"
+    "run compiles none).\n"
+    "\n"
+    "Options:\n"
+    "  --types=LIST             comma-separated: float16 float32 float64 bfloat16 int8 int16\n"
+    "                           int32 int64 uint8 uint16 uint32 uint64 (default: all)\n"
+    "  --ops=LIST               comma-separated: argmax argmin hardmax (default: all; Hardmax\n"
+    "                           takes the float types only)\n"
+    "  --device=SEL             the OpenCL device, as for argmax (default: CLMAX_DEVICE, else\n"
+    "                           the first GPU, else the first device)\n"
+    "  -v                       also list the types\n"
+    "  -h, --help               print this help\n"
+    "Exit status: 0 success; 1 no OpenCL device, or a build failed; 2 bad usage.\n";
+
 void cli_usage(FILE *f, const char *command)
 {
     if (command == NULL) {
@@ -132,5 +155,7 @@ void cli_usage(FILE *f, const char *command)
         fputs(common, f);
     } else if (strcmp(command, "devices") == 0) {
         fputs(devices, f);
+    } else if (strcmp(command, "prebuild") == 0) {
+        fputs(prebuild, f);
     }
 }

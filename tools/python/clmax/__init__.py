@@ -8,16 +8,17 @@ NumPy and the ONNX reference answer.
 
 NumPy-style: argmax, argmin, max_with_indices, min_with_indices. ONNX-style: clmax.onnx.
 PyOpenCL arrays: clmax.cl. Dask arrays: clmax.dask. Contexts: clmax.Context, clmax.devices(),
-clmax.last_call().
+clmax.last_call(); warming the program cache: clmax.prebuild().
 """
 
 from ._clmax import BuildError, DeviceError, Error, InternalError, version as __version__
-from ._core import CallReport, Context, devices, last_call
+from ._core import CallReport, Context, PrebuildReport, devices, last_call, prebuild
 from ._numpy import argmax, argmin, max_with_indices, min_with_indices
 
 __all__ = [
     "argmax", "argmin", "max_with_indices", "min_with_indices", "Context", "devices",
-    "last_call", "CallReport", "Error", "DeviceError", "BuildError", "InternalError",
+    "last_call", "CallReport", "prebuild", "PrebuildReport", "Error", "DeviceError",
+    "BuildError", "InternalError",
 ]
 
 from . import onnx  # noqa: E402  (no dependency beyond NumPy)

@@ -1,4 +1,4 @@
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,19 @@ class CallReport(Tuple[str, str, str, str, str]):
 
 def last_call() -> CallReport: ...
 def devices() -> List[dict]: ...
+
+class PrebuildReport(Tuple[int, int, int, int]):
+    @property
+    def programs(self) -> int: ...
+    @property
+    def compiled(self) -> int: ...
+    @property
+    def from_cache(self) -> int: ...
+    @property
+    def in_context(self) -> int: ...
+
+def prebuild(types: Optional[Iterable[Any]] = None, operators: Optional[Iterable[str]] = None, *,
+             context: Optional[Context] = None) -> PrebuildReport: ...
 
 
 def argmax(a: npt.ArrayLike, axis: Optional[int] = None, out: Optional[np.ndarray] = None, *,

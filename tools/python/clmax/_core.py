@@ -76,6 +76,9 @@ def context(ctx):
     return _default
 
 
+_context_or_default = context  # for functions whose argument is named context
+
+
 def as_array(a):
     """(a NumPy array of a's data, True when it holds bfloat16 bits, the wrapper for results).
 
@@ -172,6 +175,65 @@ def canonical(x, axis):
         return np.ascontiguousarray(x), axis, None
     others = [i for i in order if i != axis and x.shape[i] != 1]
     return y, order.index(axis), (None if others == sorted(others) else order)
+
+
+_OPERATORS = {"argmax": 1, "argmin": 2, "hardmax": 4}  # CLMAX_PREBUILD_*
+
+
+class PrebuildReport(tuple):
+    """What prebuild() made ready: programs = compiled + from_cache + in_context."""
+
+    __slots__ = ()
+    _fields = ("programs", "compiled", "from_cache", "in_context")
+
+    def __new__(cls, values):
+        return tuple.__new__(cls, values)
+
+    programs = property(lambda self: self[0])
+    compiled = property(lambda self: self[1])
+    from_cache = property(lambda self: self[2])
+    in_context = property(lambda self: self[3])
+
+    def __repr__(self):
+        return "PrebuildReport(" + ", ".join(f"{k}={v}" for k, v in zip(self._fields, self)) + ")"
+
+
+def prebuild(types=None, operators=None, *, context=None):
+    """Builds the OpenCL programs that the operators use on these dtypes now, for the context's
+    device (default: the default context's), and keeps them in the program cache, so that no call
+    pays a build and later processes find them built: a warm-up for images and CI. In an auto
+    context it also measures the cost model's profile and waits for it. On the CPU path there is
+    nothing to build (a report of zeros).
+
+    types: NumPy dtypes (or names: "float32", "bfloat16", ...); None: every type. operators:
+    names among "argmax", "argmin", "hardmax"; None: all (Hardmax takes the float types only).
+    Returns a PrebuildReport(programs, compiled, from_cache, in_context)."""
+    codes = []
+    for t in () if types is None else types:
+        if isinstance(t, str) and t == "bfloat16":
+            codes.append(BFLOAT16)
+            continue
+        try:
+            dt = np.dtype(t)
+        except TypeError:
+            raise TypeError(f"types: {t!r} is not a dtype") from None
+        if dt.name == "bfloat16":
+            codes.append(BFLOAT16)
+            continue
+        found = TYPES.get((dt.kind, dt.itemsize))
+        if found is None or found[1] is not None or dt.fields is not None:
+            raise TypeError(f"types: clmax does not take {dt}")
+        codes.append(found[0])
+    mask = 0
+    for name in () if operators is None else operators:
+        if name not in _OPERATORS:
+            raise ValueError(f"operators: {name!r} is not 'argmax', 'argmin' or 'hardmax'")
+        mask |= _OPERATORS[name]
+    if operators is not None and not mask:
+        raise ValueError("operators: name at least one, or None for all")
+    if types is not None and not codes:
+        raise ValueError("types: name at least one, or None for all")
+    return PrebuildReport(_context_or_default(context)._prebuild(tuple(codes), mask))
 
 
 def host(ctx, op, x, code, axis, keepdims, last, opset, out, out2):

@@ -158,11 +158,50 @@ void clmax_py_context_give(PyObject *obj)
     ((ClmaxContext *)obj)->users--;
 }
 
+/* prebuild(types, operators): types a tuple of clmax_type codes (empty: all), operators a
+ * CLMAX_PREBUILD_* mask (0: all). Returns (programs, compiled, from_cache, in_context). The build
+ * runs with the GIL released. */
+static PyObject *context_prebuild(PyObject *self, PyObject *args)
+{
+    PyObject *codes;
+    unsigned operators;
+    if (!PyArg_ParseTuple(args, "O!I:prebuild", &PyTuple_Type, &codes, &operators)) return NULL;
+    clmax_type types[32];
+    Py_ssize_t n = PyTuple_GET_SIZE(codes);
+    if (n > (Py_ssize_t)(sizeof types / sizeof types[0])) {
+        PyErr_SetString(PyExc_ValueError, "too many types");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long code = PyLong_AsLong(PyTuple_GET_ITEM(codes, i));
+        if (code == -1 && PyErr_Occurred()) return NULL;
+        types[i] = (clmax_type)code;
+    }
+    clmax_prebuild_options o;
+    clmax_prebuild_options_init(&o);
+    o.types = n ? types : NULL;
+    o.ntypes = (size_t)n;
+    o.operators = operators;
+    clmax_context *ctx = clmax_py_context_take(self);
+    if (ctx == NULL) return NULL;
+    clmax_prebuild_report r;
+    clmax_status s;
+    PyThreadState *ts = PyEval_SaveThread();
+    s = clmax_context_prebuild(ctx, &o, &r);
+    PyEval_RestoreThread(ts);
+    clmax_py_context_give(self);
+    if (s != CLMAX_OK) return clmax_py_raise(s);
+    return Py_BuildValue("(nnnn)", (Py_ssize_t)r.programs, (Py_ssize_t)r.compiled,
+                         (Py_ssize_t)r.from_cache, (Py_ssize_t)r.in_context);
+}
+
 static PyMethodDef context_methods[] = {
     {"from_cl", context_from_cl, METH_VARARGS | METH_CLASS,
      "from_cl(context, device, queue): a context on OpenCL handles given as integers"},
     {"close", (PyCFunction)context_close, METH_NOARGS,
      "Release the context now (its threads and OpenCL objects); later calls on it raise."},
+    {"_prebuild", context_prebuild, METH_VARARGS,
+     "_prebuild(types, operators): clmax_context_prebuild; see clmax.prebuild"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef context_getset[] = {
