@@ -87,6 +87,18 @@ Test(enqueue, user_objects_survive_destroy)
 
 /* ---- Prebuild, get_cl on an owned context --------------------------------------------------- */
 
+/* A prebuild's progress: how often it was called, the last done and total, and the compiled. */
+typedef struct progress_seen {
+    size_t calls, done, total, compiled;
+} progress_seen;
+
+static void count_progress(void *user, size_t done, size_t total, int compiled)
+{
+    progress_seen *p = user;
+    cr_expect_eq(done, p->done + 1, "progress went from %zu to %zu", p->done, done);
+    p->calls++, p->done = done, p->total = total, p->compiled += compiled != 0;
+}
+
 Test(enqueue, prebuild_then_first_op)
 {
     clenv e;
@@ -97,11 +109,19 @@ Test(enqueue, prebuild_then_first_op)
     clmax_prebuild_options_init(&po);
     po.types = types;
     po.ntypes = 2;
+    progress_seen seen = {0};
+    po.progress = count_progress;
+    po.user = &seen;
     clmax_prebuild_report r;
     ST_OK(clmax_context_prebuild(ctx, &po, &r), "clmax_context_prebuild");
     /* Two float types: ArgMax and ArgMin, 2 tie rules x 2 index types each, and Hardmax. */
     cr_expect_eq(r.programs, 18, "%zu programs", r.programs);
     cr_expect_eq(r.compiled + r.from_cache + r.in_context, r.programs);
+    cr_expect(seen.calls == 18 && seen.done == 18 && seen.total == 18 &&
+                  seen.compiled == r.compiled,
+              "progress: %zu calls, %zu of %zu, %zu compiled", seen.calls, seen.done, seen.total,
+              seen.compiled);
+    po.progress = NULL;
     ST_OK(clmax_context_prebuild(ctx, &po, &r), "clmax_context_prebuild (again)");
     cr_expect(r.programs == 18 && r.in_context == 18, "again: %zu of %zu in the context",
               r.in_context, r.programs);
