@@ -227,6 +227,18 @@ static clmax_context *make_context(const bench_opts *o, clmax_backend backend, i
                     backend == CLMAX_BACKEND_CPU ? "CPU" : "OpenCL", clmax_last_error());
         return NULL;
     }
+    if (backend == CLMAX_BACKEND_AUTO) {
+        /* Auto's rows time its choices, not the calls made while its cost is still being
+         * measured in the background: the prebuild measures it first and waits. */
+        const clmax_type f32 = CLMAX_TYPE_FLOAT32;
+        clmax_prebuild_options po;
+        clmax_prebuild_options_init(&po);
+        po.types = &f32;
+        po.ntypes = 1;
+        po.operators = CLMAX_PREBUILD_ARGMAX;
+        if (clmax_context_prebuild(ctx, &po, NULL) != CLMAX_OK && loud)
+            fprintf(stderr, "clmax-bench: auto's warm-up failed: %s\n", clmax_last_error());
+    }
     return ctx;
 }
 
