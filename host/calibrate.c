@@ -89,6 +89,7 @@ static int measure(clmax_context *ctx, clmax_cost_profile *pf)
     int ok = idx != NULL;
     uint32_t h = 2463534242u;
     for (size_t i = 0; ok && i < count; i++) { /* finite values, no pattern the loops could skip */
+        if ((i & 0xFFFFF) == 0 && cancelled(ctx)) ok = 0; /* a context destroyed at once */
         h ^= h << 13, h ^= h >> 17, h ^= h << 5;
         x[i] = (float)(h >> 8) - 8388608.0f;
     }
