@@ -164,12 +164,12 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
                       : es == 2 ? "0xFFFFu"
                       : es == 4 ? "0xFFFFFFFFu"
                                 : "0xFFFFFFFFFFFFFFFFul";
+    clmax_cl_info(cl); /* the probes (loops, features), if no plan has run them yet */
     if (cl->loops_wrong)
         return clmax_fail(CLMAX_ERROR_OPENCL,
                           "the device's loops gave a wrong answer (a generator stepped in a loop "
                           "ended in no state it can reach, or stopped within a few thousand "
                           "steps): it is not used");
-    clmax_cl_info(cl); /* the features' probes, if no plan has run them yet */
     int prefetch = cl->info.native_cpu && cl->features[CLMAX_CL_PREFETCH];
     int nt = cl->info.is_cpu ? 1 + (cl->info.native_cpu && cl->features[CLMAX_CL_NT_STORE]) : 0;
     char options[sizeof((clmax_cl_program *)0)->options];
