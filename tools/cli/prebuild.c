@@ -143,9 +143,16 @@ int cli_prebuild(int argc, char **argv)
     clmax_context *ctx = NULL;
     clmax_status s = clmax_context_create(&options, &ctx);
     if (s != CLMAX_OK || clmax_context_backend(ctx) != CLMAX_BACKEND_OPENCL) {
-        fprintf(stderr, "clmax prebuild: no OpenCL device to build for: %s",
-                s != CLMAX_OK ? clmax_last_error() : clmax_context_warnings(ctx));
-        if (s != CLMAX_OK) fputc('\n', stderr);
+        /* Why: the creation's error, auto's warning (no device, or none matches --device), or
+         * else CLMAX_BACKEND, which sends auto to the CPU path without trying a device. */
+        const char *why = s != CLMAX_OK ? clmax_last_error() : clmax_context_warnings(ctx);
+        const char *env = getenv("CLMAX_BACKEND");
+        if (why[0] != '\0')
+            fprintf(stderr, "clmax prebuild: no OpenCL device to build for: %s%s", why,
+                    why[strlen(why) - 1] == '\n' ? "" : "\n");
+        else
+            fprintf(stderr, "clmax prebuild: no OpenCL device to build for: CLMAX_BACKEND=%s\n",
+                    env ? env : "cpu");
         clmax_context_destroy(ctx);
         return CLI_EXIT_REFUSED;
     }
