@@ -2,6 +2,7 @@
 library reads without a copy where it can, contexts, and the call itself."""
 
 import functools
+import operator
 import threading
 
 import numpy as np
@@ -141,8 +142,7 @@ def _to_torch(dtype, same_size, r):
     r = r if r.flags.c_contiguous else r.copy()  # (ascontiguousarray makes 0-d 1-d)
     if r.dtype == np.int64 or same_size is None:
         return torch.from_numpy(r)
-    view = getattr(torch, same_size)
-    return torch.from_numpy(r.view(str(view).rpartition(".")[2])).view(dtype)
+    return torch.from_numpy(r.view(same_size)).view(dtype)  # same_size: a name both know
 
 
 def type_of(x, bf16):
@@ -180,22 +180,30 @@ def canonical(x, axis):
 _OPERATORS = {"argmax": 1, "argmin": 2, "hardmax": 4}  # CLMAX_PREBUILD_*
 
 
-class PrebuildReport(tuple):
-    """What prebuild() made ready: programs = compiled + from_cache + in_context."""
+class _Record(tuple):
+    """A tuple whose items are also attributes, named by the subclass's _fields (the reports)."""
 
     __slots__ = ()
-    _fields = ("programs", "compiled", "from_cache", "in_context")
+    _fields = ()
 
     def __new__(cls, values):
         return tuple.__new__(cls, values)
 
-    programs = property(lambda self: self[0])
-    compiled = property(lambda self: self[1])
-    from_cache = property(lambda self: self[2])
-    in_context = property(lambda self: self[3])
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for i, name in enumerate(cls._fields):
+            setattr(cls, name, property(operator.itemgetter(i)))
 
     def __repr__(self):
-        return "PrebuildReport(" + ", ".join(f"{k}={v}" for k, v in zip(self._fields, self)) + ")"
+        items = ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
+        return f"{type(self).__name__}({items})"
+
+
+class PrebuildReport(_Record):
+    """What prebuild() made ready: programs = compiled + from_cache + in_context."""
+
+    __slots__ = ()
+    _fields = ("programs", "compiled", "from_cache", "in_context")
 
 
 def prebuild(types=None, operators=None, *, context=None):
@@ -242,25 +250,13 @@ def host(ctx, op, x, code, axis, keepdims, last, opset, out, out2):
                 opset, out, out2)
 
 
-class CallReport(tuple):
+class CallReport(_Record):
     """Where the last call on this thread ran: backend ('opencl', 'cpu', or '' when nothing
     ran), device, fallback_status and fallback_message (the OpenCL failure after which the CPU
     path answered, else ''), and choice (why an auto context sent the call where it did)."""
 
     __slots__ = ()
     _fields = ("backend", "device", "fallback_status", "fallback_message", "choice")
-
-    def __new__(cls, values):
-        return tuple.__new__(cls, values)
-
-    backend = property(lambda self: self[0])
-    device = property(lambda self: self[1])
-    fallback_status = property(lambda self: self[2])
-    fallback_message = property(lambda self: self[3])
-    choice = property(lambda self: self[4])
-
-    def __repr__(self):
-        return "CallReport(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")"
 
 
 def last_call():
