@@ -93,6 +93,8 @@ void clmax_cost_helper_stop(clmax_context *ctx);
 void clmax_cost_measure_now(clmax_context *ctx);
 /* Records in the call report that the CPU path computed (a part of) the answer. */
 void clmax_report_cpu(const clmax_context *ctx);
+/* Whether ctx is an auto context with a device: the one kind whose calls choose a path. */
+int clmax_auto_with_device(const clmax_context *ctx);
 /* Whether failure st of ctx's device is answered by the CPU path (an auto context). */
 int clmax_fallback_applies(const clmax_context *ctx, clmax_status st);
 

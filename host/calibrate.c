@@ -138,12 +138,18 @@ static void profile_key(const clmax_context *ctx, char key[256], char full[768])
     snprintf(full, 768, "%s;%s", ctx->device_name, key);
 }
 
+/* The index of full in this process's list, or -1. Under known_lock. */
+static int known_slot(const char *full)
+{
+    for (int i = 0; i < nknown; i++)
+        if (strcmp(known[i].key, full) == 0) return i;
+    return -1;
+}
+
 static void remember(const char *full, const clmax_cost_profile *pf)
 {
     pthread_mutex_lock(&known_lock);
-    int slot = -1;
-    for (int i = 0; i < nknown && slot < 0; i++)
-        if (strcmp(known[i].key, full) == 0) slot = i;
+    int slot = known_slot(full);
     if (slot < 0) slot = nknown < KNOWN_MAX ? nknown++ : KNOWN_MAX - 1;
     snprintf(known[slot].key, sizeof known[slot].key, "%s", full);
     known[slot].pf = *pf;
@@ -155,12 +161,12 @@ static int read_back(clmax_context *ctx)
 {
     char key[256], full[768];
     profile_key(ctx, key, full);
-    int found = 0;
     pthread_mutex_lock(&known_lock);
-    for (int i = 0; i < nknown && !found; i++)
-        if (strcmp(known[i].key, full) == 0) ctx->cost = known[i].pf, found = 1;
+    int slot = known_slot(full);
+    if (slot >= 0) ctx->cost = known[slot].pf;
     pthread_mutex_unlock(&known_lock);
-    if (found) return 1;
+    if (slot >= 0) return 1;
+    int found = 0;
     size_t size = 0;
     unsigned char *bytes = ctx->iface->load_fact(ctx, key, &size);
     if (bytes != NULL && size == CLMAX_COST_PROFILE_BYTES) {
@@ -296,9 +302,7 @@ void clmax_cost_helper_stop(clmax_context *ctx)
 
 void clmax_cost_measure_now(clmax_context *ctx)
 {
-    if (!ctx->fallback || ctx->iface->reduce == clmax_cpu_reduce ||
-        ctx->auto_path != CLMAX_AUTO_PATH_MODEL)
-        return;
+    if (!clmax_auto_with_device(ctx) || ctx->auto_path != CLMAX_AUTO_PATH_MODEL) return;
     int measuring;
     clmax_cost_profile_of(ctx, &measuring);
     if (!measuring) return;

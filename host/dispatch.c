@@ -8,9 +8,14 @@
 
 #include <stdio.h>
 
+int clmax_auto_with_device(const clmax_context *ctx)
+{
+    return ctx->fallback && ctx->iface->reduce != clmax_cpu_reduce;
+}
+
 int clmax_fallback_applies(const clmax_context *ctx, clmax_status st)
 {
-    return ctx->fallback && ctx->iface->reduce != clmax_cpu_reduce &&
+    return clmax_auto_with_device(ctx) &&
            (st == CLMAX_ERROR_OPENCL || st == CLMAX_ERROR_BUILD || st == CLMAX_ERROR_OUT_OF_MEMORY);
 }
 
@@ -21,7 +26,7 @@ void clmax_report_cpu(const clmax_context *ctx)
 
 int clmax_route_device(clmax_context *ctx, uint64_t bytes)
 {
-    if (!ctx->fallback || ctx->iface->reduce == clmax_cpu_reduce) return 1;
+    if (!clmax_auto_with_device(ctx)) return 1;
     if (ctx->auto_path != CLMAX_AUTO_PATH_MODEL) {
         int device = ctx->auto_path == CLMAX_AUTO_PATH_DEVICE;
         clmax_call_chose(CLMAX_CHOSE_FORCED, device, 0, 0);

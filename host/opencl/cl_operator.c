@@ -393,6 +393,14 @@ static clmax_status prebuild_one(clmax_cl *cl, clmax_type type, int last, int mi
     return st;
 }
 
+/* Whether ops asks for variant v of type's programs: 0-7 ArgMax (bit 1 of v clear) or ArgMin
+ * (set), over the tie rule (bit 0) and the index type (bit 2); 8 Hardmax, float types only. */
+static int prebuild_wants(unsigned ops, clmax_type type, int v)
+{
+    if (v == 8) return (ops & CLMAX_PREBUILD_HARDMAX) && is_float(type);
+    return (ops & ((v & 2) ? CLMAX_PREBUILD_ARGMIN : CLMAX_PREBUILD_ARGMAX)) != 0;
+}
+
 clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options *options,
                                clmax_prebuild_report *report)
 {
@@ -406,28 +414,21 @@ clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options 
         types = all;
         ntypes = sizeof all / sizeof all[0];
     }
-    /* ArgMax (min 0) and ArgMin (min 1): both tie rules and both index types each; Hardmax: one
-     * program per float type. */
     const unsigned ops = options->operators;
     size_t total = 0;
     for (size_t i = 0; i < ntypes; i++)
-        total += 4 * (size_t)(((ops & CLMAX_PREBUILD_ARGMAX) != 0) +
-                              ((ops & CLMAX_PREBUILD_ARGMIN) != 0)) +
-                 ((ops & CLMAX_PREBUILD_HARDMAX) && is_float(types[i]));
+        for (int v = 0; v < 9; v++)
+            total += (size_t)prebuild_wants(ops, types[i], v);
     clmax_cl *cl = ctx->cl;
     const size_t wg = plan_wg(cl);
     clmax_status st = CLMAX_OK;
     for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++)
         for (int v = 0; v < 9 && st == CLMAX_OK; v++) {
-            int hardmax = v == 8, min = (v >> 1) & 1;
-            unsigned op = hardmax ? CLMAX_PREBUILD_HARDMAX
-                          : min   ? CLMAX_PREBUILD_ARGMIN
-                                  : CLMAX_PREBUILD_ARGMAX;
-            if (!(ops & op) || (hardmax && !is_float(types[i]))) continue;
+            if (!prebuild_wants(ops, types[i], v)) continue;
             size_t compiled = report->compiled;
-            st = hardmax ? prebuild_one(cl, types[i], 0, 0, wg, CLMAX_OUT_HARDMAX, report)
-                         : prebuild_one(cl, types[i], v & 1, min, wg,
-                                        (v & 4) ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, report);
+            st = v == 8 ? prebuild_one(cl, types[i], 0, 0, wg, CLMAX_OUT_HARDMAX, report)
+                        : prebuild_one(cl, types[i], v & 1, (v >> 1) & 1, wg,
+                                       (v & 4) ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, report);
             if (st == CLMAX_OK && options->progress != NULL)
                 options->progress(options->user, report->programs, total,
                                   report->compiled != compiled);
