@@ -20,6 +20,7 @@
 
 #define PROBE_ITEMS 256
 #define CHILD_SECONDS 120 /* a cold build on a slow machine, with room to spare */
+#define BUILD_RETRIES 2   /* after a failed build: see build_retried */
 
 typedef struct feature {
     const char *name;
@@ -45,6 +46,21 @@ static char *probe_source(const feature *f)
     return src;
 }
 
+/* clBuildProgram, tried again after a failure: PoCL (3.x) shares its kernel cache folder between
+ * processes without locks, so a build that meets another process's half-written entry of the same
+ * program fails without a compiler message (pocl/pocl#1480); the retry finds the entry finished.
+ * Our sources build everywhere else, so a real failure costs only the repeats. */
+static cl_int build_retried(cl_program prog, cl_device_id device, const char *options)
+{
+    cl_int err = CL(BuildProgram)(prog, 1, &device, options, NULL, NULL);
+    for (int i = 1; i <= BUILD_RETRIES && err == CL_BUILD_PROGRAM_FAILURE; i++) {
+        struct timespec pause = {0, 50000000L * i};
+        nanosleep(&pause, NULL);
+        err = CL(BuildProgram)(prog, 1, &device, options, NULL, NULL);
+    }
+    return err;
+}
+
 /* The probe program built and its kernel made, or NULL. */
 static cl_kernel build_probe(cl_context context, cl_device_id device, const feature *f,
                              cl_program *prog, int in_child)
@@ -56,7 +72,7 @@ static cl_kernel build_probe(cl_context context, cl_device_id device, const feat
     cl_kernel k = NULL;
     *prog = CL(CreateProgramWithSource)(context, 1, &text, NULL, &err);
     cl_int built = *prog == NULL ? CL_INVALID_PROGRAM
-                   : in_child    ? CL(BuildProgram)(*prog, 1, &device, f->options, NULL, NULL)
+                   : in_child    ? build_retried(*prog, device, f->options)
                                  : clmax_cl_build(*prog, device, f->options);
     if (built == CL_SUCCESS) k = CL(CreateKernel)(*prog, "probe", &err);
     free(src);
@@ -97,7 +113,7 @@ static void guard(int alone)
 cl_int clmax_cl_build(cl_program prog, cl_device_id device, const char *options)
 {
     guard(0);
-    cl_int err = CL(BuildProgram)(prog, 1, &device, options, NULL, NULL);
+    cl_int err = build_retried(prog, device, options);
     pthread_rwlock_unlock(&build_guard);
     return err;
 }
