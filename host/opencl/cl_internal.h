@@ -25,12 +25,32 @@ enum { CLMAX_CL_PREFETCH = 0, CLMAX_CL_NT_STORE = 1, CLMAX_CL_NFEATURES = 2 };
 
 /* One built program: a (type, tie rule, work-group size, output) specialisation of the kernel
  * files (cl_program.c). */
+/* The kernels, each in one family: a family is one kernel file (kernels/), built with the common
+ * definitions as a program of its own, so that a call builds only the families it launches. The
+ * table that maps them is in cl_program.c. */
+typedef enum clmax_cl_kernel_id {
+    CLMAX_CL_ROWS_VEC,
+    CLMAX_CL_ROWS_WI,
+    CLMAX_CL_ROWS_WG,
+    CLMAX_CL_ROWS_SHORT,
+    CLMAX_CL_STRIDED,
+    CLMAX_CL_STRIDED_BLK,
+    CLMAX_CL_STRIDED_WIDE,
+    CLMAX_CL_COMBINE,
+    CLMAX_CL_COMBINE_WG,
+    CLMAX_CL_FILL_ZERO,
+    CLMAX_CL_NARROW_MERGE,
+    CLMAX_CL_GATHER_VALUES,
+    CLMAX_CL_NKERNELS
+} clmax_cl_kernel_id;
+#define CLMAX_CL_NFAMILIES 6
+
+/* The programs of one set of build options (type, tie rule, work-group size, output): each
+ * family's built on first use of one of its kernels. */
 typedef struct clmax_cl_program {
     char options[640];
-    cl_program program;
-    cl_kernel rows_wi, rows_wg, strided, combine, combine_wg, rows_vec, strided_blk, rows_short,
-        fill_zero;
-    cl_kernel narrow_merge, strided_wide, gather_values;
+    cl_program family[CLMAX_CL_NFAMILIES];
+    cl_kernel kernel[CLMAX_CL_NKERNELS];
 } clmax_cl_program;
 
 struct clmax_cl {
@@ -58,15 +78,21 @@ struct clmax_cl {
     unsigned char features[CLMAX_CL_NFEATURES]; /* 1: the feature builds and runs right here */
     int loops_wrong; /* the loop probe's answer was wrong, or its limit too low: not used */
     int features_known;
-    size_t ncompiled; /* programs compiled from source here (the rest read from the store) */
+    size_t ncompiled; /* family programs compiled from source here (the rest read from the store) */
     pthread_mutex_t probe_lock; /* the probes run once, on the first use of the device */
     atomic_int probed;          /* 1 once they have (read without the lock after that) */
 };
 
-/* The program for a type, tie rule, work-group size and output, built on first use (call with
- * cl->lock held). */
+/* The programs for a type, tie rule, work-group size and output (nothing built yet; call with
+ * cl->lock held, as for the two below). */
 clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
-                                  clmax_out_mode mode, const clmax_cl_program **out);
+                                  clmax_out_mode mode, clmax_cl_program **out);
+/* Kernel id of p, its family built (or read from the store) first if it is not yet. */
+clmax_status clmax_cl_kernel(clmax_cl *cl, clmax_cl_program *p, clmax_cl_kernel_id id,
+                             cl_kernel *out);
+/* Family f of p ready, for the prebuild: *how is 0 (it was), 1 (compiled now) or 2 (read from
+ * the store). */
+clmax_status clmax_cl_family(clmax_cl *cl, clmax_cl_program *p, int f, int *how);
 void clmax_cl_release_programs(clmax_cl *cl);
 
 /* cl_features.c. Fills cl->features, cl->info.loop_limit and cl->loops_wrong, from the store when
@@ -123,7 +149,7 @@ void clmax_cl_release_held(clmax_cl *cl);
 /* Enqueues the reduce kernel of plan pl over box b (and combine when the axis is split), after the
  * events of wait; *done (if not NULL) receives the event of the last command. Call with cl->lock
  * held. */
-clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, const clmax_plan *pl,
+clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const clmax_plan *pl,
                                   const clmax_cl_box *b, cl_uint nwait, const cl_event *wait,
                                   cl_event *done);
 

@@ -153,7 +153,7 @@ static clmax_status set_wide_args(cl_kernel k, const clmax_plan *pl)
     return CLMAX_OK;
 }
 
-clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, const clmax_plan *pl,
+clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const clmax_plan *pl,
                                   const clmax_cl_box *b, cl_uint nwait, const cl_event *wait,
                                   cl_event *done)
 {
@@ -176,16 +176,16 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     if (pl->kernel == CLMAX_KERNEL_STRIDED) {
         /* Groups of wg items even where inner is narrow: (row, segment) pairs fill the rest of a
          * group (dimension 1), as a GPU holds only so many groups per compute unit. */
-        k = prog->strided;
-        st = set_reduce_args(k, b, b->rows, pl);
+        st = clmax_cl_kernel(cl, prog, CLMAX_CL_STRIDED, &k);
+        if (st == CLMAX_OK) st = set_reduce_args(k, b, b->rows, pl);
         local[0] = b->inner < wg ? pow2_ceil((size_t)b->inner) : wg;
         local[1] = cl->info.is_cpu ? 1 : wg / local[0];
         global[0] = round_up((size_t)b->inner, local[0]);
         global[1] = round_up((size_t)(b->rows * pl->nseg), local[1]);
         dims = 2;
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_SHORT) {
-        k = prog->rows_short;
-        st = set_reduce_args(k, b, nq, pl);
+        st = clmax_cl_kernel(cl, prog, CLMAX_CL_ROWS_SHORT, &k);
+        if (st == CLMAX_OK) st = set_reduce_args(k, b, nq, pl);
         size_t items = (size_t)pl->items, cu = cl->info.compute_units;
         size_t per = items / (4 * cu);
         local[0] = per < 1 ? 1 : per > wg ? wg : pow2_ceil(per + 1) / 2;
@@ -193,8 +193,8 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
     } else if (pl->kernel == CLMAX_KERNEL_STRIDED_BLK || pl->kernel == CLMAX_KERNEL_ROWS_VEC) {
         /* One long vector loop per work-item: groups small enough to spread over the cores. */
         int blk = pl->kernel == CLMAX_KERNEL_STRIDED_BLK;
-        k = blk ? prog->strided_blk : prog->rows_vec;
-        st = set_reduce_args(k, b, blk ? b->rows : nq, pl);
+        st = clmax_cl_kernel(cl, prog, blk ? CLMAX_CL_STRIDED_BLK : CLMAX_CL_ROWS_VEC, &k);
+        if (st == CLMAX_OK) st = set_reduce_args(k, b, blk ? b->rows : nq, pl);
         size_t items = (size_t)pl->items, cu = cl->info.compute_units;
         size_t per = items / (4 * cu);
         local[0] = per < 1 ? 1 : per > wg ? wg : pow2_ceil(per + 1) / 2;
@@ -211,21 +211,21 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
         }
     } else if (pl->kernel == CLMAX_KERNEL_STRIDED_WIDE) {
         /* One work-item per group: the group's local memory is that item's running pairs. */
-        k = prog->strided_wide;
-        st = set_reduce_args(k, b, b->rows, pl);
+        st = clmax_cl_kernel(cl, prog, CLMAX_CL_STRIDED_WIDE, &k);
+        if (st == CLMAX_OK) st = set_reduce_args(k, b, b->rows, pl);
         if (st == CLMAX_OK) st = set_wide_args(k, pl);
         local[0] = local[1] = 1;
         global[0] = (size_t)((b->inner + pl->lane_block - 1) / pl->lane_block);
         global[1] = (size_t)(b->rows * pl->nseg);
         dims = 2;
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_WG) {
-        k = prog->rows_wg;
-        st = set_reduce_args(k, b, nq, pl);
+        st = clmax_cl_kernel(cl, prog, CLMAX_CL_ROWS_WG, &k);
+        if (st == CLMAX_OK) st = set_reduce_args(k, b, nq, pl);
         local[0] = wg;
         global[0] = (size_t)(nq * pl->nseg) * wg;
     } else {
-        k = prog->rows_wi;
-        st = set_reduce_args(k, b, nq, pl);
+        st = clmax_cl_kernel(cl, prog, CLMAX_CL_ROWS_WI, &k);
+        if (st == CLMAX_OK) st = set_reduce_args(k, b, nq, pl);
         local[0] = wg;
         global[0] = round_up((size_t)(nq * pl->nseg), wg);
     }
@@ -242,8 +242,7 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, const clmax_cl_program *prog, co
 
     cl_ulong count = nq, nseg = pl->nseg, out_off = b->out_off, n = b->n, inner = b->inner;
     cl_int flags = b->flags;
-    k = group ? prog->combine_wg : prog->combine;
-    st = CLMAX_OK;
+    st = clmax_cl_kernel(cl, prog, group ? CLMAX_CL_COMBINE_WG : CLMAX_CL_COMBINE, &k);
 #define SET(i, v)                                                                                  \
     if (st == CLMAX_OK && (err = CL(SetKernelArg)(k, i, sizeof(v), &(v))) != CL_SUCCESS)           \
     st = clmax_cl_fail("clSetKernelArg", err)

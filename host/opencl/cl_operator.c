@@ -99,7 +99,7 @@ static void wait_list_free(cl_event *list, const cl_event *stack)
  * (GPU_FILL_ITEMS_PER_CU per compute unit), so that a warp writes 512 contiguous bytes at once.
  * On an H100, clEnqueueFillBuffer's one-byte pattern took most of Hardmax's time. */
 #define GPU_FILL_ITEMS_PER_CU 2048
-static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl_mem y, size_t off,
+static clmax_status enqueue_zeros(clmax_cl *cl, clmax_cl_program *prog, cl_mem y, size_t off,
                                   size_t n, cl_uint nlist, const cl_event *list, cl_event *done)
 {
     cl_int err;
@@ -118,13 +118,16 @@ static clmax_status enqueue_zeros(clmax_cl *cl, const clmax_cl_program *prog, cl
         per = most;
         global = (size_t)((words + per - 1) / per);
     }
-    err = CL(SetKernelArg)(prog->fill_zero, 0, sizeof y, &y);
-    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 1, sizeof o, &o);
-    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 2, sizeof len, &len);
-    if (err == CL_SUCCESS) err = CL(SetKernelArg)(prog->fill_zero, 3, sizeof per, &per);
+    cl_kernel k;
+    clmax_status st = clmax_cl_kernel(cl, prog, CLMAX_CL_FILL_ZERO, &k);
+    if (st != CLMAX_OK) return st;
+    err = CL(SetKernelArg)(k, 0, sizeof y, &y);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof o, &o);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof len, &len);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 3, sizeof per, &per);
     if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(fill_zero)", err);
-    err = CL(EnqueueNDRangeKernel)(cl->queue, prog->fill_zero, 1, NULL, &global, NULL, nlist,
-                                   nlist ? list : NULL, done);
+    err = CL(EnqueueNDRangeKernel)(cl->queue, k, 1, NULL, &global, NULL, nlist, nlist ? list : NULL,
+                                   done);
     return err == CL_SUCCESS ? CLMAX_OK : clmax_cl_fail("clEnqueueNDRangeKernel(fill_zero)", err);
 }
 
@@ -142,12 +145,14 @@ static clmax_status enqueue_per_output(clmax_cl *cl, cl_kernel k, const char *na
 
 /* host/narrow.c's merge on the device, after event after: output q of p from the wide problem's
  * winners at widx + widx_off (kernels/util.cl narrow_merge). */
-static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
-                                  const clmax_problem *p, uint64_t g, cl_mem x, uint64_t x_off,
-                                  cl_mem widx, uint64_t widx_off, cl_mem y, uint64_t y_off,
-                                  size_t wg, cl_event after, cl_event *done)
+static clmax_status enqueue_merge(clmax_cl *cl, clmax_cl_program *prog, const clmax_problem *p,
+                                  uint64_t g, cl_mem x, uint64_t x_off, cl_mem widx,
+                                  uint64_t widx_off, cl_mem y, uint64_t y_off, size_t wg,
+                                  cl_event after, cl_event *done)
 {
-    cl_kernel k = prog->narrow_merge;
+    cl_kernel k;
+    clmax_status st = clmax_cl_kernel(cl, prog, CLMAX_CL_NARROW_MERGE, &k);
+    if (st != CLMAX_OK) return st;
     cl_ulong xo = x_off, n = p->n, inner = p->inner, gg = g, count = p->outer * p->inner;
     cl_ulong wo = widx_off, yo = y_off;
     cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
@@ -166,12 +171,13 @@ static clmax_status enqueue_merge(clmax_cl *cl, const clmax_cl_program *prog,
 
 /* The values at the winners (kernels/util.cl gather_values), after event after: output q of p
  * from x at its index in y (y_off and v_off in index and element units). */
-static clmax_status enqueue_gather(clmax_cl *cl, const clmax_cl_program *prog,
-                                   const clmax_problem *p, cl_mem x, uint64_t x_off, cl_mem y,
-                                   uint64_t y_off, cl_mem v, uint64_t v_off, size_t wg,
-                                   cl_event after, cl_event *done)
+static clmax_status enqueue_gather(clmax_cl *cl, clmax_cl_program *prog, const clmax_problem *p,
+                                   cl_mem x, uint64_t x_off, cl_mem y, uint64_t y_off, cl_mem v,
+                                   uint64_t v_off, size_t wg, cl_event after, cl_event *done)
 {
-    cl_kernel k = prog->gather_values;
+    cl_kernel k;
+    clmax_status st = clmax_cl_kernel(cl, prog, CLMAX_CL_GATHER_VALUES, &k);
+    if (st != CLMAX_OK) return st;
     cl_ulong xo = x_off, n = p->n, inner = p->inner, count = p->outer * p->inner;
     cl_ulong yo = y_off, vo = v_off;
     cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
@@ -271,7 +277,7 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
     uint64_t need = ep.scratch;
     /* prog: the reduce kernels (int64 indices into scratch for a wide problem); mprog: the merge,
      * writing y as mode says, and the fill. */
-    const clmax_cl_program *prog, *mprog;
+    clmax_cl_program *prog, *mprog;
     clmax_status st = clmax_cl_get_program(cl, p->type, p->last, p->min, ep.pl.wg,
                                            ep.g ? CLMAX_OUT_INDEX64 : mode, &prog);
     if (st == CLMAX_OK)
@@ -371,20 +377,20 @@ static int is_float(clmax_type t)
            t == CLMAX_TYPE_BFLOAT16;
 }
 
-/* One program of a prebuild, counted in report. */
+/* Family f of the programs for these options, counted in report. */
 static clmax_status prebuild_one(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
-                                 clmax_out_mode mode, clmax_prebuild_report *report)
+                                 clmax_out_mode mode, int f, clmax_prebuild_report *report)
 {
-    const clmax_cl_program *prog;
+    clmax_cl_program *prog;
     pthread_mutex_lock(&cl->lock);
-    int had = cl->nprograms;
-    size_t compiled = cl->ncompiled;
+    int how = 0;
     clmax_status st = clmax_cl_get_program(cl, type, last, min, wg, mode, &prog);
+    if (st == CLMAX_OK) st = clmax_cl_family(cl, prog, f, &how);
     if (st == CLMAX_OK) {
         report->programs++;
-        if (cl->nprograms == had)
+        if (how == 0)
             report->in_context++;
-        else if (cl->ncompiled != compiled)
+        else if (how == 1)
             report->compiled++;
         else
             report->from_cache++;
@@ -418,20 +424,24 @@ clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options 
     size_t total = 0;
     for (size_t i = 0; i < ntypes; i++)
         for (int v = 0; v < 9; v++)
-            total += (size_t)prebuild_wants(ops, types[i], v);
+            total += CLMAX_CL_NFAMILIES * (size_t)prebuild_wants(ops, types[i], v);
     clmax_cl *cl = ctx->cl;
     const size_t wg = plan_wg(cl);
     clmax_status st = CLMAX_OK;
     for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++)
         for (int v = 0; v < 9 && st == CLMAX_OK; v++) {
             if (!prebuild_wants(ops, types[i], v)) continue;
-            size_t compiled = report->compiled;
-            st = v == 8 ? prebuild_one(cl, types[i], 0, 0, wg, CLMAX_OUT_HARDMAX, report)
-                        : prebuild_one(cl, types[i], v & 1, (v >> 1) & 1, wg,
-                                       (v & 4) ? CLMAX_OUT_INDEX32 : CLMAX_OUT_INDEX64, report);
-            if (st == CLMAX_OK && options->progress != NULL)
-                options->progress(options->user, report->programs, total,
-                                  report->compiled != compiled);
+            int last = v == 8 ? 0 : v & 1, min = v == 8 ? 0 : (v >> 1) & 1;
+            clmax_out_mode mode = v == 8    ? CLMAX_OUT_HARDMAX
+                                  : (v & 4) ? CLMAX_OUT_INDEX32
+                                            : CLMAX_OUT_INDEX64;
+            for (int f = 0; f < CLMAX_CL_NFAMILIES && st == CLMAX_OK; f++) {
+                size_t compiled = report->compiled;
+                st = prebuild_one(cl, types[i], last, min, wg, mode, f, report);
+                if (st == CLMAX_OK && options->progress != NULL)
+                    options->progress(options->user, report->programs, total,
+                                      report->compiled != compiled);
+            }
         }
     return st;
 }

@@ -1,6 +1,7 @@
-/* Programs: the kernel files (kernels/, embedded at build time) compiled together as one
- * program, specialised per type, tie rule and work-group size with -D defines, built on first use
- * and cached in the context. */
+/* Programs: each kernel family (a file of kernels/, embedded at build time) compiled with the
+ * common definitions as a program of its own, specialised per type, tie rule and work-group size
+ * with -D defines, built on first use of one of its kernels and kept in the context and the store.
+ * A program of every kernel was 12 kernels' code generation on a cold call that launches one. */
 #include "cl_cache.h"
 #include "cl_internal.h"
 
@@ -15,11 +16,31 @@ struct clmax_kernel_source {
 };
 extern const struct clmax_kernel_source clmax_kernel_sources[];
 
-/* The files of a program, in order: the common definitions, the CPU devices' vector helpers, then
- * the kernel families. */
-static const char *const program_files[] = {"common",     "vec",     "rows_cpu", "rows_gpu",
-                                            "rows_short", "strided", "combine",  "util"};
-#define NFILES (sizeof program_files / sizeof program_files[0])
+/* The families: the files each program holds, in order (the common definitions first, then the
+ * CPU devices' vector helpers where the family uses them, then the family's kernels). */
+static const char *const family_files[CLMAX_CL_NFAMILIES][3] = {
+    {"common", "vec", "rows_cpu"}, {"common", "rows_gpu", NULL}, {"common", "vec", "rows_short"},
+    {"common", "vec", "strided"},  {"common", "combine", NULL},  {"common", "util", NULL}};
+
+/* Each kernel's name and family: the one table that the launches, the prebuild and the store use.
+ */
+static const struct {
+    const char *name;
+    int family;
+} kernel_table[CLMAX_CL_NKERNELS] = {
+    [CLMAX_CL_ROWS_VEC] = {"reduce_rows_vec", 0},
+    [CLMAX_CL_ROWS_WI] = {"reduce_rows_wi", 1},
+    [CLMAX_CL_ROWS_WG] = {"reduce_rows_wg", 1},
+    [CLMAX_CL_ROWS_SHORT] = {"reduce_rows_short", 2},
+    [CLMAX_CL_STRIDED] = {"reduce_strided", 3},
+    [CLMAX_CL_STRIDED_BLK] = {"reduce_strided_blk", 3},
+    [CLMAX_CL_STRIDED_WIDE] = {"reduce_strided_wide", 3},
+    [CLMAX_CL_COMBINE] = {"combine", 4},
+    [CLMAX_CL_COMBINE_WG] = {"combine_wg", 4},
+    [CLMAX_CL_FILL_ZERO] = {"fill_zero", 5},
+    [CLMAX_CL_NARROW_MERGE] = {"narrow_merge", 5},
+    [CLMAX_CL_GATHER_VALUES] = {"gather_values", 5},
+};
 
 static const struct clmax_kernel_source *find_source(const char *name)
 {
@@ -73,19 +94,10 @@ static void type_defines(clmax_type t, const char **raw, const char **key, const
 
 static void release_one(clmax_cl_program *p)
 {
-    if (p->rows_wi) CL(ReleaseKernel)(p->rows_wi);
-    if (p->rows_wg) CL(ReleaseKernel)(p->rows_wg);
-    if (p->strided) CL(ReleaseKernel)(p->strided);
-    if (p->combine) CL(ReleaseKernel)(p->combine);
-    if (p->combine_wg) CL(ReleaseKernel)(p->combine_wg);
-    if (p->rows_vec) CL(ReleaseKernel)(p->rows_vec);
-    if (p->strided_blk) CL(ReleaseKernel)(p->strided_blk);
-    if (p->rows_short) CL(ReleaseKernel)(p->rows_short);
-    if (p->fill_zero) CL(ReleaseKernel)(p->fill_zero);
-    if (p->narrow_merge) CL(ReleaseKernel)(p->narrow_merge);
-    if (p->strided_wide) CL(ReleaseKernel)(p->strided_wide);
-    if (p->gather_values) CL(ReleaseKernel)(p->gather_values);
-    if (p->program) CL(ReleaseProgram)(p->program);
+    for (int i = 0; i < CLMAX_CL_NKERNELS; i++)
+        if (p->kernel[i]) CL(ReleaseKernel)(p->kernel[i]);
+    for (int f = 0; f < CLMAX_CL_NFAMILIES; f++)
+        if (p->family[f]) CL(ReleaseProgram)(p->family[f]);
     memset(p, 0, sizeof *p);
 }
 
@@ -153,7 +165,7 @@ static unsigned long one_bits(clmax_type t)
 }
 
 clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
-                                  clmax_out_mode mode, const clmax_cl_program **out)
+                                  clmax_out_mode mode, clmax_cl_program **out)
 {
     const char *raw, *key, *fn;
     type_defines(type, &raw, &key, &fn);
@@ -202,64 +214,78 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
         cl->cap_programs = cap;
     }
 
-    const char *texts[NFILES];
-    size_t lens[NFILES];
-    for (size_t i = 0; i < NFILES; i++) {
-        const struct clmax_kernel_source *src = find_source(program_files[i]);
-        if (src == NULL)
-            return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source %s.cl not embedded",
-                              program_files[i]);
-        texts[i] = src->source;
-        lens[i] = src->length;
-    }
-    clmax_cl_program p;
-    memset(&p, 0, sizeof p);
-    snprintf(p.options, sizeof p.options, "%s", options);
-    cl_int err;
-    clmax_status st = CLMAX_OK;
-    clmax_cl_cache_entry ce;
-    int cached = clmax_cl_cache_name(cl, NFILES, texts, lens, options, &ce);
-    if (cached) p.program = program_from_cache(cl, &ce, options);
-    if (p.program == NULL) {
-        p.program = CL(CreateProgramWithSource)(cl->context, NFILES, texts, lens, &err);
-        if (p.program == NULL) {
-            st = clmax_cl_fail("clCreateProgramWithSource", err);
-            goto fail;
-        }
-        err = clmax_cl_build(p.program, cl->device, options);
-        if (err != CL_SUCCESS) {
-            st = build_failure(cl, p.program, err, options);
-            goto fail;
-        }
-        if (cached) clmax_cl_cache_save(cl, &ce, p.program);
-        cl->ncompiled++;
-    }
-    struct {
-        const char *name;
-        cl_kernel *k;
-    } ks[] = {{"reduce_rows_wi", &p.rows_wi},       {"reduce_rows_wg", &p.rows_wg},
-              {"reduce_strided", &p.strided},       {"combine", &p.combine},
-              {"reduce_rows_vec", &p.rows_vec},     {"reduce_strided_blk", &p.strided_blk},
-              {"reduce_rows_short", &p.rows_short}, {"fill_zero", &p.fill_zero},
-              {"narrow_merge", &p.narrow_merge},    {"reduce_strided_wide", &p.strided_wide},
-              {"combine_wg", &p.combine_wg},        {"gather_values", &p.gather_values}};
-    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
-        *ks[i].k = CL(CreateKernel)(p.program, ks[i].name, &err);
-        if (*ks[i].k == NULL) {
-            st = clmax_cl_fail("clCreateKernel", err);
-            goto fail;
-        }
-    }
-    clmax_cl_program *kept = malloc(sizeof *kept);
-    if (kept == NULL) {
-        st = clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "program cache");
-        goto fail;
-    }
-    *kept = p;
+    clmax_cl_program *kept = calloc(1, sizeof *kept);
+    if (kept == NULL) return clmax_fail(CLMAX_ERROR_OUT_OF_MEMORY, "program cache");
+    snprintf(kept->options, sizeof kept->options, "%s", options);
     cl->programs[cl->nprograms++] = kept;
     *out = kept;
     return CLMAX_OK;
-fail:
-    release_one(&p);
+}
+
+/* Builds family f of p (from the store where it holds it) and makes its kernels. */
+static clmax_status build_family(clmax_cl *cl, clmax_cl_program *p, int f)
+{
+    const char *texts[3];
+    size_t lens[3];
+    cl_uint nfiles = 0;
+    for (; nfiles < 3 && family_files[f][nfiles] != NULL; nfiles++) {
+        const struct clmax_kernel_source *src = find_source(family_files[f][nfiles]);
+        if (src == NULL)
+            return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source %s.cl not embedded",
+                              family_files[f][nfiles]);
+        texts[nfiles] = src->source;
+        lens[nfiles] = src->length;
+    }
+    cl_int err;
+    clmax_status st = CLMAX_OK;
+    clmax_cl_cache_entry ce;
+    int cached = clmax_cl_cache_name(cl, nfiles, texts, lens, p->options, &ce);
+    cl_program prog = cached ? program_from_cache(cl, &ce, p->options) : NULL;
+    if (prog == NULL) {
+        prog = CL(CreateProgramWithSource)(cl->context, nfiles, texts, lens, &err);
+        if (prog == NULL) return clmax_cl_fail("clCreateProgramWithSource", err);
+        err = clmax_cl_build(prog, cl->device, p->options);
+        if (err != CL_SUCCESS) {
+            st = build_failure(cl, prog, err, p->options);
+            CL(ReleaseProgram)(prog);
+            return st;
+        }
+        if (cached) clmax_cl_cache_save(cl, &ce, prog);
+        cl->ncompiled++;
+    }
+    cl_kernel made[CLMAX_CL_NKERNELS] = {NULL};
+    for (int i = 0; i < CLMAX_CL_NKERNELS && st == CLMAX_OK; i++) {
+        if (kernel_table[i].family != f) continue;
+        made[i] = CL(CreateKernel)(prog, kernel_table[i].name, &err);
+        if (made[i] == NULL) st = clmax_cl_fail("clCreateKernel", err);
+    }
+    if (st != CLMAX_OK) {
+        for (int i = 0; i < CLMAX_CL_NKERNELS; i++)
+            if (made[i]) CL(ReleaseKernel)(made[i]);
+        CL(ReleaseProgram)(prog);
+        return st;
+    }
+    for (int i = 0; i < CLMAX_CL_NKERNELS; i++)
+        if (made[i]) p->kernel[i] = made[i];
+    p->family[f] = prog;
+    return CLMAX_OK;
+}
+
+clmax_status clmax_cl_kernel(clmax_cl *cl, clmax_cl_program *p, clmax_cl_kernel_id id,
+                             cl_kernel *out)
+{
+    int f = kernel_table[id].family;
+    clmax_status st = p->family[f] != NULL ? CLMAX_OK : build_family(cl, p, f);
+    *out = st == CLMAX_OK ? p->kernel[id] : NULL;
+    return st;
+}
+
+clmax_status clmax_cl_family(clmax_cl *cl, clmax_cl_program *p, int f, int *how)
+{
+    *how = 0;
+    if (p->family[f] != NULL) return CLMAX_OK;
+    size_t before = cl->ncompiled;
+    clmax_status st = build_family(cl, p, f);
+    *how = cl->ncompiled != before ? 1 : 2;
     return st;
 }

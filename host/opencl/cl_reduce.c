@@ -140,7 +140,7 @@ static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p,
     clmax_cl *cl = ctx->cl;
     clmax_plan pl = clmax_plan_choose(clmax_cl_info(cl), b->rows, b->n, b->inner,
                                       clmax_type_size(p->type), ctx->strategy);
-    const clmax_cl_program *prog;
+    clmax_cl_program *prog;
     clmax_status st =
         clmax_cl_get_program(cl, p->type, p->last, p->min, pl.wg, CLMAX_OUT_INDEX64, &prog);
     if (st != CLMAX_OK) return st;
