@@ -44,6 +44,7 @@ typedef enum clmax_cl_kernel_id {
     CLMAX_CL_NKERNELS
 } clmax_cl_kernel_id;
 #define CLMAX_CL_NFAMILIES 6
+#define CLMAX_CL_FAMILY_FILES 3 /* the most kernel files in one family's program */
 
 /* The programs of one set of build options (type, tie rule, work-group size, output): each
  * family's built on first use of one of its kernels. */
@@ -90,6 +91,8 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
 /* Kernel id of p, its family built (or read from the store) first if it is not yet. */
 clmax_status clmax_cl_kernel(clmax_cl *cl, clmax_cl_program *p, clmax_cl_kernel_id id,
                              cl_kernel *out);
+/* The kernel files of family f's program, in order: texts and lens get *nfiles of them. */
+clmax_status clmax_cl_family_sources(int f, const char **texts, size_t *lens, cl_uint *nfiles);
 /* Family f of p ready, for the prebuild: *how is 0 (it was), 1 (compiled now) or 2 (read from
  * the store). */
 clmax_status clmax_cl_family(clmax_cl *cl, clmax_cl_program *p, int f, int *how);

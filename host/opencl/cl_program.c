@@ -18,7 +18,7 @@ extern const struct clmax_kernel_source clmax_kernel_sources[];
 
 /* The families: the files each program holds, in order (the common definitions first, then the
  * CPU devices' vector helpers where the family uses them, then the family's kernels). */
-static const char *const family_files[CLMAX_CL_NFAMILIES][3] = {
+static const char *const family_files[CLMAX_CL_NFAMILIES][CLMAX_CL_FAMILY_FILES] = {
     {"common", "vec", "rows_cpu"}, {"common", "rows_gpu", NULL}, {"common", "vec", "rows_short"},
     {"common", "vec", "strided"},  {"common", "combine", NULL},  {"common", "util", NULL}};
 
@@ -222,22 +222,30 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
     return CLMAX_OK;
 }
 
+clmax_status clmax_cl_family_sources(int f, const char **texts, size_t *lens, cl_uint *nfiles)
+{
+    *nfiles = 0;
+    for (int i = 0; i < CLMAX_CL_FAMILY_FILES && family_files[f][i] != NULL; i++) {
+        const struct clmax_kernel_source *src = find_source(family_files[f][i]);
+        if (src == NULL)
+            return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source %s.cl not embedded",
+                              family_files[f][i]);
+        texts[i] = src->source;
+        lens[i] = src->length;
+        ++*nfiles;
+    }
+    return CLMAX_OK;
+}
+
 /* Builds family f of p (from the store where it holds it) and makes its kernels. */
 static clmax_status build_family(clmax_cl *cl, clmax_cl_program *p, int f)
 {
-    const char *texts[3];
-    size_t lens[3];
-    cl_uint nfiles = 0;
-    for (; nfiles < 3 && family_files[f][nfiles] != NULL; nfiles++) {
-        const struct clmax_kernel_source *src = find_source(family_files[f][nfiles]);
-        if (src == NULL)
-            return clmax_fail(CLMAX_ERROR_INTERNAL, "kernel source %s.cl not embedded",
-                              family_files[f][nfiles]);
-        texts[nfiles] = src->source;
-        lens[nfiles] = src->length;
-    }
+    const char *texts[CLMAX_CL_FAMILY_FILES];
+    size_t lens[CLMAX_CL_FAMILY_FILES];
+    cl_uint nfiles;
+    clmax_status st = clmax_cl_family_sources(f, texts, lens, &nfiles);
+    if (st != CLMAX_OK) return st;
     cl_int err;
-    clmax_status st = CLMAX_OK;
     clmax_cl_cache_entry ce;
     int cached = clmax_cl_cache_name(cl, nfiles, texts, lens, p->options, &ce);
     cl_program prog = cached ? program_from_cache(cl, &ce, p->options) : NULL;

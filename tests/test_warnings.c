@@ -1,0 +1,91 @@
+/* The kernel sources compile without a warning on the OpenCL implementation in use (issue 37):
+ * every kernel family, built with the options the library gives it, for every type, each define
+ * the host sets taking each of its values across the types (tie rule, ArgMin, the three outputs),
+ * with -Werror added, and no "warning" in the build log either (for a compiler that keeps
+ * warnings in the log without failing). The library's own builds never pass -Werror: a newer
+ * compiler's new warning must not stop a user's call. */
+#include "backend.h"
+#include "common.h"
+#include "opencl/cl_internal.h"
+
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const clmax_type all_types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_UINT8,   CLMAX_TYPE_INT8,
+                                       CLMAX_TYPE_UINT16,  CLMAX_TYPE_INT16,   CLMAX_TYPE_INT32,
+                                       CLMAX_TYPE_INT64,   CLMAX_TYPE_FLOAT16, CLMAX_TYPE_FLOAT64,
+                                       CLMAX_TYPE_UINT32,  CLMAX_TYPE_UINT64,  CLMAX_TYPE_BFLOAT16};
+#define NTYPES (sizeof all_types / sizeof all_types[0])
+
+/* The build log of prog on device, or "" (freed by the caller). */
+static char *build_log(cl_program prog, cl_device_id device)
+{
+    size_t len = 0;
+    clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    char *log = calloc(len + 1, 1);
+    cr_assert_not_null(log);
+    if (len > 0) clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+    return log;
+}
+
+static int has_warning(const char *log)
+{
+    for (const char *s = log; *s; s++)
+        if (strncmp(s, "warning", 7) == 0 || strncmp(s, "Warning", 7) == 0) return 1;
+    return 0;
+}
+
+/* Every family of the programs for these options, built with -Werror and a clean log. */
+static void build_clean(clmax_context *ctx, clmax_type type, int last, int min, clmax_out_mode mode)
+{
+    clmax_cl *cl = ctx->cl;
+    size_t wg = clmax_plan_choose(clmax_cl_info(cl), 1, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
+    clmax_cl_program *p;
+    pthread_mutex_lock(&cl->lock);
+    clmax_status st = clmax_cl_get_program(cl, type, last, min, wg, mode, &p);
+    pthread_mutex_unlock(&cl->lock);
+    cr_assert_eq(st, CLMAX_OK, "%s", clmax_last_error());
+    char options[sizeof p->options + 16];
+    snprintf(options, sizeof options, "%s -Werror", p->options);
+    for (int f = 0; f < CLMAX_CL_NFAMILIES; f++) {
+        const char *texts[CLMAX_CL_FAMILY_FILES];
+        size_t lens[CLMAX_CL_FAMILY_FILES];
+        cl_uint n;
+        cr_assert_eq(clmax_cl_family_sources(f, texts, lens, &n), CLMAX_OK);
+        cl_int err;
+        cl_program prog = clCreateProgramWithSource(cl->context, n, texts, lens, &err);
+        cr_assert_not_null(prog, "clCreateProgramWithSource: %d", err);
+        err = clBuildProgram(prog, 1, &cl->device, options, NULL, NULL);
+        char *log = build_log(prog, cl->device);
+        cr_expect(err == CL_SUCCESS && !has_warning(log),
+                  "kernel family %d (host/opencl/cl_program.c) %s with options \"%s\":\n%s", f,
+                  err == CL_SUCCESS ? "warns" : "fails", options, log);
+        free(log);
+        clReleaseProgram(prog);
+    }
+}
+
+ParameterizedTestParameters(warnings, every_family)
+{
+    static int index[NTYPES];
+    for (size_t i = 0; i < NTYPES; i++)
+        index[i] = (int)i;
+    return cr_make_param_array(int, index, NTYPES);
+}
+
+/* Type i with tie rule i & 1, ArgMin on (i >> 1) & 1, and int64 or int32 indices by turns; then
+ * Hardmax for the floats. */
+ParameterizedTest(int *i, warnings, every_family, .timeout = 600)
+{
+    clmax_context *ctx = test_context_open(CLMAX_BACKEND_OPENCL, NULL);
+    clmax_type type = all_types[*i];
+    cr_log_info("%s on %s", test_type_str(type), clmax_context_device_name(ctx));
+    build_clean(ctx, type, *i & 1, (*i >> 1) & 1, (*i % 3) ? CLMAX_OUT_INDEX64 : CLMAX_OUT_INDEX32);
+    if (type == CLMAX_TYPE_FLOAT16 || type == CLMAX_TYPE_BFLOAT16 || type == CLMAX_TYPE_FLOAT32 ||
+        type == CLMAX_TYPE_FLOAT64)
+        build_clean(ctx, type, 0, 0, CLMAX_OUT_HARDMAX);
+    clmax_context_destroy(ctx);
+}
