@@ -34,17 +34,8 @@ static void append_device(char *out, size_t size, cl_device_id d, cl_device_info
     append_info(out, size, label, info);
 }
 
-static uint64_t fnv1a(const char *s, size_t n, uint64_t h)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001B3ull;
-    }
-    return h;
-}
-
-int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *sources,
-                        const size_t *lengths, const char *key, clmax_cl_cache_entry *e)
+int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *hashes, const char *key,
+                        clmax_cl_cache_entry *e)
 {
     if (cl->store == NULL || cl->store->dir[0] == '\0') return 0;
     e->scope[0] = e->generation[0] = '\0';
@@ -56,12 +47,8 @@ int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *source
     append_device(e->generation, sizeof e->generation, cl->device, CL_DRIVER_VERSION, "driver");
     append_device(e->generation, sizeof e->generation, cl->device, CL_DEVICE_VERSION,
                   "device version");
-    uint64_t hs = 0xCBF29CE484222325ull; /* every byte the program is built from, in order */
-    for (size_t i = 0; i < nsources; i++)
-        hs = fnv1a(sources[i], lengths[i], hs);
-    char hex[24];
-    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)hs);
-    append_info(e->generation, sizeof e->generation, "source", hex);
+    for (size_t i = 0; i < nsources; i++) /* every file the program is built from, in order */
+        append_info(e->generation, sizeof e->generation, "source", hashes[i]);
     return snprintf(e->key, sizeof e->key, "%s", key) < (int)sizeof e->key;
 }
 
@@ -100,13 +87,13 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
 unsigned char *clmax_cl_load_fact(clmax_context *ctx, const char *key, size_t *size)
 {
     clmax_cl_cache_entry e;
-    if (!clmax_cl_cache_name(ctx->cl, 0, NULL, NULL, key, &e)) return NULL;
+    if (!clmax_cl_cache_name(ctx->cl, 0, NULL, key, &e)) return NULL;
     return clmax_cl_cache_load(ctx->cl, &e, size);
 }
 
 void clmax_cl_save_fact(clmax_context *ctx, const char *key, const void *bytes, size_t size)
 {
     clmax_cl_cache_entry e;
-    if (clmax_cl_cache_name(ctx->cl, 0, NULL, NULL, key, &e))
+    if (clmax_cl_cache_name(ctx->cl, 0, NULL, key, &e))
         clmax_cl_cache_save_bytes(ctx->cl, &e, bytes, size);
 }

@@ -7,16 +7,17 @@
 
 /* What names one program's entry in the store (see store.h). */
 typedef struct clmax_cl_cache_entry {
-    char scope[640];       /* platform and device names */
-    char generation[1024]; /* clmax, platform, driver and device versions, and the sources' hash */
-    char key[704];         /* the build options (or a feature probe's name) */
+    char scope[640]; /* platform and device names */
+    char
+        generation[1024]; /* clmax, platform, driver and device versions, and the sources' hashes */
+    char key[704];        /* the build options (or a feature probe's name) */
 } clmax_cl_cache_entry;
 
-/* Fills e for what is built from the nsources strings of sources (lengths in lengths, in the
- * order they are compiled) and named by key (a program's build options); returns 0 when cl's
- * store is not in use. */
-int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *sources,
-                        const size_t *lengths, const char *key, clmax_cl_cache_entry *e);
+/* Fills e for what is built from the nsources kernel files whose build-time hashes are hashes
+ * (in the order they are compiled) and named by key (a program's build options); returns 0 when
+ * cl's store is not in use. */
+int clmax_cl_cache_name(clmax_cl *cl, size_t nsources, const char *const *hashes, const char *key,
+                        clmax_cl_cache_entry *e);
 /* The cached binary (malloc'd, *size bytes), or NULL when there is no valid entry. */
 unsigned char *clmax_cl_cache_load(clmax_cl *cl, const clmax_cl_cache_entry *e, size_t *size);
 /* Keeps size bytes as e's entry; failures only cost a later build. */

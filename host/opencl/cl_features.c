@@ -269,7 +269,7 @@ static int64_t loop_steps(clmax_cl *cl)
 static int probe_loop_limit(clmax_cl *cl)
 {
     clmax_cl_cache_entry e;
-    int stored = clmax_cl_cache_name(cl, 0, NULL, NULL, "feature=loop_limit", &e);
+    int stored = clmax_cl_cache_name(cl, 0, NULL, "feature=loop_limit", &e);
     size_t size = 0;
     unsigned char *bytes = stored ? clmax_cl_cache_load(cl, &e, &size) : NULL;
     uint64_t answer = 0;
@@ -346,7 +346,7 @@ void clmax_cl_probe_features(clmax_cl *cl)
         char key[64];
         snprintf(key, sizeof key, "feature=%s", f->name);
         clmax_cl_cache_entry e;
-        int stored = clmax_cl_cache_name(cl, 0, NULL, NULL, key, &e);
+        int stored = clmax_cl_cache_name(cl, 0, NULL, key, &e);
         size_t size = 0;
         unsigned char *answer = stored ? clmax_cl_cache_load(cl, &e, &size) : NULL;
         if (answer != NULL && size == 1 && answer[0] <= 1) {

@@ -13,6 +13,7 @@ struct clmax_kernel_source {
     const char *name;
     const char *source;
     size_t length;
+    const char *hash; /* of the file, at build time (cmake/embed_kernels.cmake) */
 };
 extern const struct clmax_kernel_source clmax_kernel_sources[];
 
@@ -222,7 +223,9 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
     return CLMAX_OK;
 }
 
-clmax_status clmax_cl_family_sources(int f, const char **texts, size_t *lens, cl_uint *nfiles)
+/* Family f's files: their texts, lengths and (hashes non-NULL) build-time hashes. */
+static clmax_status family_sources(int f, const char **texts, size_t *lens, const char **hashes,
+                                   cl_uint *nfiles)
 {
     *nfiles = 0;
     for (int i = 0; i < CLMAX_CL_FAMILY_FILES && family_files[f][i] != NULL; i++) {
@@ -232,22 +235,28 @@ clmax_status clmax_cl_family_sources(int f, const char **texts, size_t *lens, cl
                               family_files[f][i]);
         texts[i] = src->source;
         lens[i] = src->length;
+        if (hashes != NULL) hashes[i] = src->hash;
         ++*nfiles;
     }
     return CLMAX_OK;
 }
 
+clmax_status clmax_cl_family_sources(int f, const char **texts, size_t *lens, cl_uint *nfiles)
+{
+    return family_sources(f, texts, lens, NULL, nfiles);
+}
+
 /* Builds family f of p (from the store where it holds it) and makes its kernels. */
 static clmax_status build_family(clmax_cl *cl, clmax_cl_program *p, int f)
 {
-    const char *texts[CLMAX_CL_FAMILY_FILES];
+    const char *texts[CLMAX_CL_FAMILY_FILES], *hashes[CLMAX_CL_FAMILY_FILES];
     size_t lens[CLMAX_CL_FAMILY_FILES];
     cl_uint nfiles;
-    clmax_status st = clmax_cl_family_sources(f, texts, lens, &nfiles);
+    clmax_status st = family_sources(f, texts, lens, hashes, &nfiles);
     if (st != CLMAX_OK) return st;
     cl_int err;
     clmax_cl_cache_entry ce;
-    int cached = clmax_cl_cache_name(cl, nfiles, texts, lens, p->options, &ce);
+    int cached = clmax_cl_cache_name(cl, nfiles, hashes, p->options, &ce);
     cl_program prog = cached ? program_from_cache(cl, &ce, p->options) : NULL;
     if (prog == NULL) {
         prog = CL(CreateProgramWithSource)(cl->context, nfiles, texts, lens, &err);
