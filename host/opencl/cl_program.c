@@ -23,8 +23,7 @@ static const char *const family_files[CLMAX_CL_NFAMILIES][CLMAX_CL_FAMILY_FILES]
     {"common", "vec", "rows_cpu"}, {"common", "rows_gpu", NULL}, {"common", "vec", "rows_short"},
     {"common", "vec", "strided"},  {"common", "combine", NULL},  {"common", "util", NULL}};
 
-/* Each kernel's name and family: the one table that the launches, the prebuild and the store use.
- */
+/* Each kernel's name and family: the table the launches, the prebuild and the store all use. */
 static const struct {
     const char *name;
     int family;
