@@ -42,7 +42,7 @@ static int has_warning(const char *log)
 static void build_clean(clmax_context *ctx, clmax_type type, int last, int min, clmax_out_mode mode)
 {
     clmax_cl *cl = ctx->cl;
-    size_t wg = clmax_plan_choose(clmax_cl_info(cl), 1, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
+    size_t wg = clmax_cl_plan_wg(cl);
     clmax_cl_program *p;
     pthread_mutex_lock(&cl->lock);
     clmax_status st = clmax_cl_get_program(cl, type, last, min, wg, mode, &p);

@@ -7,10 +7,9 @@
 
 /* What names one program's entry in the store (see store.h). */
 typedef struct clmax_cl_cache_entry {
-    char scope[640]; /* platform and device names */
-    char
-        generation[1024]; /* clmax, platform, driver and device versions, and the sources' hashes */
-    char key[704];        /* the build options (or a feature probe's name) */
+    char scope[640];       /* platform and device names */
+    char generation[1024]; /* clmax, platform, driver and device versions, the sources' hashes */
+    char key[704];         /* the build options (or a feature probe's name) */
 } clmax_cl_cache_entry;
 
 /* Fills e for what is built from the nsources kernel files whose build-time hashes are hashes

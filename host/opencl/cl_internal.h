@@ -23,8 +23,6 @@ typedef enum clmax_out_mode {
 /* Optional kernel features, tried once per device (cl_features.c). */
 enum { CLMAX_CL_PREFETCH = 0, CLMAX_CL_NT_STORE = 1, CLMAX_CL_NFEATURES = 2 };
 
-/* One built program: a (type, tie rule, work-group size, output) specialisation of the kernel
- * files (cl_program.c). */
 /* The kernels, each in one family: a family is one kernel file (kernels/), built with the common
  * definitions as a program of its own, so that a call builds only the families it launches. The
  * table that maps them is in cl_program.c. */
@@ -43,7 +41,16 @@ typedef enum clmax_cl_kernel_id {
     CLMAX_CL_GATHER_VALUES,
     CLMAX_CL_NKERNELS
 } clmax_cl_kernel_id;
-#define CLMAX_CL_NFAMILIES 6
+/* The families, each named by its kernel file. */
+enum {
+    CLMAX_CL_FAMILY_ROWS_CPU,
+    CLMAX_CL_FAMILY_ROWS_GPU,
+    CLMAX_CL_FAMILY_ROWS_SHORT,
+    CLMAX_CL_FAMILY_STRIDED,
+    CLMAX_CL_FAMILY_COMBINE,
+    CLMAX_CL_FAMILY_UTIL,
+    CLMAX_CL_NFAMILIES
+};
 #define CLMAX_CL_FAMILY_FILES 3 /* the most kernel files in one family's program */
 
 /* The programs of one set of build options (type, tie rule, work-group size, output): each
@@ -93,6 +100,9 @@ clmax_status clmax_cl_kernel(clmax_cl *cl, clmax_cl_program *p, clmax_cl_kernel_
                              cl_kernel *out);
 /* The kernel files of family f's program, in order: texts and lens get *nfiles of them. */
 clmax_status clmax_cl_family_sources(int f, const char **texts, size_t *lens, cl_uint *nfiles);
+/* The work-group size the planner gives cl's plans: the WG define of the programs a prebuild
+ * makes (cl_operator.c). */
+size_t clmax_cl_plan_wg(clmax_cl *cl);
 /* Family f of p ready, for the prebuild: *how is 0 (it was), 1 (compiled now) or 2 (read from
  * the store). */
 clmax_status clmax_cl_family(clmax_cl *cl, clmax_cl_program *p, int f, int *how);

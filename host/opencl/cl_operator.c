@@ -366,7 +366,7 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
     return CLMAX_OK;
 }
 
-static size_t plan_wg(clmax_cl *cl)
+size_t clmax_cl_plan_wg(clmax_cl *cl)
 {
     return clmax_plan_choose(clmax_cl_info(cl), 1, 1, 1, 1, CLMAX_STRATEGY_AUTO).wg;
 }
@@ -426,7 +426,7 @@ clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options 
         for (int v = 0; v < 9; v++)
             total += CLMAX_CL_NFAMILIES * (size_t)prebuild_wants(ops, types[i], v);
     clmax_cl *cl = ctx->cl;
-    const size_t wg = plan_wg(cl);
+    const size_t wg = clmax_cl_plan_wg(cl);
     clmax_status st = CLMAX_OK;
     for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++)
         for (int v = 0; v < 9 && st == CLMAX_OK; v++) {

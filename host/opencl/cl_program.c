@@ -20,26 +20,31 @@ extern const struct clmax_kernel_source clmax_kernel_sources[];
 /* The families: the files each program holds, in order (the common definitions first, then the
  * CPU devices' vector helpers where the family uses them, then the family's kernels). */
 static const char *const family_files[CLMAX_CL_NFAMILIES][CLMAX_CL_FAMILY_FILES] = {
-    {"common", "vec", "rows_cpu"}, {"common", "rows_gpu", NULL}, {"common", "vec", "rows_short"},
-    {"common", "vec", "strided"},  {"common", "combine", NULL},  {"common", "util", NULL}};
+    [CLMAX_CL_FAMILY_ROWS_CPU] = {"common", "vec", "rows_cpu"},
+    [CLMAX_CL_FAMILY_ROWS_GPU] = {"common", "rows_gpu"},
+    [CLMAX_CL_FAMILY_ROWS_SHORT] = {"common", "vec", "rows_short"},
+    [CLMAX_CL_FAMILY_STRIDED] = {"common", "vec", "strided"},
+    [CLMAX_CL_FAMILY_COMBINE] = {"common", "combine"},
+    [CLMAX_CL_FAMILY_UTIL] = {"common", "util"},
+};
 
 /* Each kernel's name and family: the table the launches, the prebuild and the store all use. */
 static const struct {
     const char *name;
     int family;
 } kernel_table[CLMAX_CL_NKERNELS] = {
-    [CLMAX_CL_ROWS_VEC] = {"reduce_rows_vec", 0},
-    [CLMAX_CL_ROWS_WI] = {"reduce_rows_wi", 1},
-    [CLMAX_CL_ROWS_WG] = {"reduce_rows_wg", 1},
-    [CLMAX_CL_ROWS_SHORT] = {"reduce_rows_short", 2},
-    [CLMAX_CL_STRIDED] = {"reduce_strided", 3},
-    [CLMAX_CL_STRIDED_BLK] = {"reduce_strided_blk", 3},
-    [CLMAX_CL_STRIDED_WIDE] = {"reduce_strided_wide", 3},
-    [CLMAX_CL_COMBINE] = {"combine", 4},
-    [CLMAX_CL_COMBINE_WG] = {"combine_wg", 4},
-    [CLMAX_CL_FILL_ZERO] = {"fill_zero", 5},
-    [CLMAX_CL_NARROW_MERGE] = {"narrow_merge", 5},
-    [CLMAX_CL_GATHER_VALUES] = {"gather_values", 5},
+    [CLMAX_CL_ROWS_VEC] = {"reduce_rows_vec", CLMAX_CL_FAMILY_ROWS_CPU},
+    [CLMAX_CL_ROWS_WI] = {"reduce_rows_wi", CLMAX_CL_FAMILY_ROWS_GPU},
+    [CLMAX_CL_ROWS_WG] = {"reduce_rows_wg", CLMAX_CL_FAMILY_ROWS_GPU},
+    [CLMAX_CL_ROWS_SHORT] = {"reduce_rows_short", CLMAX_CL_FAMILY_ROWS_SHORT},
+    [CLMAX_CL_STRIDED] = {"reduce_strided", CLMAX_CL_FAMILY_STRIDED},
+    [CLMAX_CL_STRIDED_BLK] = {"reduce_strided_blk", CLMAX_CL_FAMILY_STRIDED},
+    [CLMAX_CL_STRIDED_WIDE] = {"reduce_strided_wide", CLMAX_CL_FAMILY_STRIDED},
+    [CLMAX_CL_COMBINE] = {"combine", CLMAX_CL_FAMILY_COMBINE},
+    [CLMAX_CL_COMBINE_WG] = {"combine_wg", CLMAX_CL_FAMILY_COMBINE},
+    [CLMAX_CL_FILL_ZERO] = {"fill_zero", CLMAX_CL_FAMILY_UTIL},
+    [CLMAX_CL_NARROW_MERGE] = {"narrow_merge", CLMAX_CL_FAMILY_UTIL},
+    [CLMAX_CL_GATHER_VALUES] = {"gather_values", CLMAX_CL_FAMILY_UTIL},
 };
 
 static const struct clmax_kernel_source *find_source(const char *name)
