@@ -6,6 +6,7 @@
  * along the inner dimension so every read is contiguous. When there are too few (slice, block)
  * pairs to feed the threads, the axis is split into segments whose partial pairs are combined. */
 #include "backend.h"
+#include "cpu_block.h"
 #include "cpu_short.h"
 #include "keys.h"
 #include "status.h"
@@ -22,16 +23,8 @@
  * chunk's max is a horizontal reduction, and 256-byte chunks lost a fifth of their speed). */
 #define MAX_CHUNK(T)                                                                               \
     (sizeof(T) == 1 ? ROW_BLOCK : 256 / sizeof(T) > SEARCH_CHUNK ? 256 / sizeof(T) : SEARCH_CHUNK)
-/* Software prefetch: without it these loops wait on memory where the hardware prefetcher lags.
- * Rows are scanned in runs of ROW_RUN bytes, each after prefetching its lines ROW_PREFETCH bytes
- * on (a prefetch per line inside the loop stops its vectorisation); lanes that are whole rows
- * (one sequential stream) prefetch LANE_PREFETCH bytes on. The values: docs/PERFORMANCE.md. */
-#ifndef ROW_PREFETCH
-#define ROW_PREFETCH 4096
-#endif
-#ifndef ROW_RUN
-#define ROW_RUN 2048
-#endif
+/* Rows prefetch and read in runs as cpu_block.h says; lanes that are whole rows (one sequential
+ * stream) prefetch LANE_PREFETCH bytes on. */
 /* Strided axes: a unit takes LANE_BYTES of a row of lanes, so that each row is a long run for the
  * hardware prefetcher, but at most LANE_COUNT lanes (their state is 32 bytes a lane): 65536
  * one-byte lanes ran at half the speed. */
@@ -124,7 +117,7 @@
         uint64_t *bk_out, uint64_t *bi_out, void *work
 #define LANES_ARGS xv, inner, lanes, j0, j1, last, bk_out, bi_out, work
 
-typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, uint64_t *bk,
+typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int wide, uint64_t *bk,
                        uint64_t *bi);
 typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
                          int last, uint64_t *bk, uint64_t *bi, void *work);
@@ -169,7 +162,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         }                                                                                          \
     }                                                                                              \
     CLMAX_CPU_CLONES static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last,    \
-                                            uint64_t *bk_out, uint64_t *bi_out)                    \
+                                            int wide, uint64_t *bk_out, uint64_t *bi_out)          \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
         kkey_t bk = 0;                                                                             \
@@ -177,18 +170,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         int have = 0;                                                                              \
         for (uint64_t b = j0; b < j1; b += ROW_BLOCK) {                                            \
             uint64_t e = j1 - b < ROW_BLOCK ? j1 : b + ROW_BLOCK;                                  \
-            kkey_t m = 0;                                                                          \
-            /* Runs of ROW_RUN bytes, each after prefetching the lines ROW_PREFETCH bytes on; the  \
-             * loop over a run is the one the compiler vectorises. */                              \
-            for (uint64_t r = b; r < e; r += ROW_RUN / sizeof(raw_t)) {                            \
-                uint64_t re = e - r < ROW_RUN / sizeof(raw_t) ? e : r + ROW_RUN / sizeof(raw_t);   \
-                for (uint64_t c = 0; c < ROW_RUN; c += 64)                                         \
-                    __builtin_prefetch((const char *)(x + r) + ROW_PREFETCH + c);                  \
-                for (uint64_t j = r; j < re; j++) {                                                \
-                    kkey_t k = KEY(x[j]);                                                          \
-                    m = k > m ? k : m;                                                             \
-                }                                                                                  \
-            }                                                                                      \
+            kkey_t m = block_##name(x, b, e, 1, ROW_RUN, wide);                                    \
             if (have && !(m > bk || (last && m == bk))) continue;                                  \
             bk = m;                                                                                \
             bi = search_##name(x, b, e, m, last);                                                  \
@@ -238,11 +220,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
             uint64_t bc = 0;                                                                       \
             for (uint64_t c0 = 0; c0 < n; c0 += MAX_CHUNK(raw_t)) {                                \
                 uint64_t c1 = n - c0 < MAX_CHUNK(raw_t) ? n : c0 + MAX_CHUNK(raw_t);               \
-                kkey_t cm = 0;                                                                     \
-                for (uint64_t j = c0; j < c1; j++) {                                               \
-                    kkey_t k = KEY(x[j]);                                                          \
-                    cm = k > cm ? k : cm;                                                          \
-                }                                                                                  \
+                kkey_t cm = block_##name(x, c0, c1, 0, ROW_BLOCK * sizeof(raw_t), 0);              \
                 if (c0 == 0 || cm > m || (last && cm == m)) m = cm, bc = c0;                       \
             }                                                                                      \
             uint64_t be = n - bc < MAX_CHUNK(raw_t) ? n : bc + MAX_CHUNK(raw_t);                   \
@@ -365,6 +343,33 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         lanes_body_##name(LANES_ARGS);                                                             \
     }                                                                                              \
     LANES_512(name)
+
+CLMAX_BLOCK_INT(u8, uint8_t, clmax_key_u8)
+CLMAX_BLOCK_INT(i8, uint8_t, clmax_key_i8)
+CLMAX_BLOCK_INT(u16, uint16_t, clmax_key_u16)
+CLMAX_BLOCK_INT(i16, uint16_t, clmax_key_i16)
+CLMAX_BLOCK_INT(u32, uint32_t, clmax_key_u32)
+CLMAX_BLOCK_INT(i32, uint32_t, clmax_key_i32)
+CLMAX_BLOCK_INT(u64, uint64_t, clmax_key_u64)
+CLMAX_BLOCK_INT(i64, uint64_t, clmax_key_i64)
+CLMAX_BLOCK_INT(u8_min, uint8_t, clmax_mkey_u8)
+CLMAX_BLOCK_INT(i8_min, uint8_t, clmax_mkey_i8)
+CLMAX_BLOCK_INT(u16_min, uint16_t, clmax_mkey_u16)
+CLMAX_BLOCK_INT(i16_min, uint16_t, clmax_mkey_i16)
+CLMAX_BLOCK_INT(u32_min, uint32_t, clmax_mkey_u32)
+CLMAX_BLOCK_INT(i32_min, uint32_t, clmax_mkey_i32)
+CLMAX_BLOCK_INT(u64_min, uint64_t, clmax_mkey_u64)
+CLMAX_BLOCK_INT(i64_min, uint64_t, clmax_mkey_i64)
+CLMAX_BLOCK_FLOAT(f16, 16, uint16_t, int16_t, 0x8000u, 0x7C00u, clmax_key_f16, 0)
+CLMAX_BLOCK_FLOAT(bf16, 16, uint16_t, int16_t, 0x8000u, 0x7F80u, clmax_key_bf16, 0)
+CLMAX_BLOCK_FLOAT(f32, 32, uint32_t, int32_t, 0x80000000u, 0x7F800000u, clmax_key_f32, 0)
+CLMAX_BLOCK_FLOAT(f64, 64, uint64_t, int64_t, 0x8000000000000000ull, 0x7FF0000000000000ull,
+                  clmax_key_f64, 0)
+CLMAX_BLOCK_FLOAT(f16_min, 16, uint16_t, int16_t, 0x8000u, 0x7C00u, clmax_mkey_f16, 1)
+CLMAX_BLOCK_FLOAT(bf16_min, 16, uint16_t, int16_t, 0x8000u, 0x7F80u, clmax_mkey_bf16, 1)
+CLMAX_BLOCK_FLOAT(f32_min, 32, uint32_t, int32_t, 0x80000000u, 0x7F800000u, clmax_mkey_f32, 1)
+CLMAX_BLOCK_FLOAT(f64_min, 64, uint64_t, int64_t, 0x8000000000000000ull, 0x7FF0000000000000ull,
+                  clmax_mkey_f64, 1)
 
 DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8, uint8_t, int8_t)
 DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8, uint8_t, int8_t)
@@ -621,6 +626,7 @@ typedef struct job {
     type_fns fn;
     int deal;   /* whole slices run dealt into rows (cpu_deal.c) */
     int stream; /* winners streamed out (clmax_cpu_put) */
+    int wide;   /* 512-bit vectors allowed (CLMAX_CPU_AVX512) and on this CPU */
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
     uint64_t *state;   /* 4 * lane_block words per task when lane_block > STACK_LANES */
@@ -679,7 +685,7 @@ static void run_unit(job *jb, uint64_t u, int t)
     for (uint64_t o = o0; o < o1; o++) {
         const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
         if (p->inner == 1)
-            jb->fn.row(base, j0, j1, p->last, bk, bi);
+            jb->fn.row(base, j0, j1, p->last, jb->wide, bk, bi);
         else
             jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi, work);
         if (jb->nseg == 1) {
@@ -722,7 +728,8 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.p = p;
     jb.x = x;
     jb.idx = idx;
-    jb.fn = pick_fns(p->type, p->min, !ctx->cpu_avx512_off && cpu_has_lanes512());
+    jb.wide = !ctx->cpu_avx512_off && cpu_has_lanes512();
+    jb.fn = pick_fns(p->type, p->min, jb.wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);

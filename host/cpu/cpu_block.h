@@ -1,0 +1,117 @@
+/* The largest key of a stretch x[b..e) (e > b) of one contiguous row: the first pass of the CPU
+ * path's row search (cpu_backend.c), whose second pass finds where that key is.
+ *
+ * Integer types map each element to its key (keys.h) and take the max. Float types skip the key,
+ * nine vector operations an element that made the float rows compute-bound, and keep three
+ * extremes of the raw bits instead, one operation each. As signed integers the bits order the
+ * non-negative floats by value (+NaN above +inf) and the negative ones by magnitude from -0 up;
+ * as unsigned, every negative float above every non-negative one, -NaN above -inf. So for ArgMax
+ * the signed max is the float max when it is not negative, else the signed min is; for ArgMin
+ * the unsigned max is the float min when it is negative, else the unsigned min is; and a NaN
+ * shows as a signed max above +inf or an unsigned max above -inf (its key is then the largest).
+ * The value found is mapped to its key once. -0 and +0 have the same key and the search compares
+ * keys, so ties of zeros keep the contract's rule. No float compare is used: the caller's MXCSR
+ * (denormals as zero) cannot change the answer. */
+#ifndef CLMAX_CPU_BLOCK_H
+#define CLMAX_CPU_BLOCK_H
+
+#include "keys.h"
+
+#include <stdint.h>
+
+/* Rows are read in runs of ROW_RUN bytes, each after prefetching its lines ROW_PREFETCH bytes on
+ * (a prefetch per line inside the loop stops its vectorisation): without it these loops wait on
+ * memory where the hardware prefetcher lags. The values: docs/PERFORMANCE.md. */
+#ifndef ROW_PREFETCH
+#define ROW_PREFETCH 4096
+#endif
+#ifndef ROW_RUN
+#define ROW_RUN 2048
+#endif
+
+/* The extremes of a stretch of 16- or 32-bit float bits, as signed and as unsigned integers. */
+typedef struct clmax_extremes16 {
+    int16_t smax, smin;
+    uint16_t umax, umin;
+} clmax_extremes16;
+typedef struct clmax_extremes32 {
+    int32_t smax, smin;
+    uint32_t umax, umin;
+} clmax_extremes32;
+typedef struct clmax_extremes64 { /* no vector form: AVX2 has no 64-bit max */
+    int64_t smax, smin;
+    uint64_t umax, umin;
+} clmax_extremes64;
+
+/* The same in AVX-512 or AVX2 vectors (cpu_block_simd.c) where the compiler and the CPU have
+ * them: 1 with *out written (the three extremes the operator uses), 0 where the scalar loop must
+ * run; wide: 512-bit vectors allowed (CLMAX_CPU_AVX512), else 256-bit ones. Stretches shorter than
+ * CLMAX_BLOCK_SIMD_MIN bytes stay scalar, not worth the call. */
+#define CLMAX_BLOCK_SIMD_MIN 1024
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
+int clmax_block_extremes16(const uint16_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes,
+                           int min, int wide, clmax_extremes16 *out);
+int clmax_block_extremes32(const uint32_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes,
+                           int min, int wide, clmax_extremes32 *out);
+#define CLMAX_BLOCK_SIMD16 clmax_block_extremes16
+#define CLMAX_BLOCK_SIMD32 clmax_block_extremes32
+#else
+#define CLMAX_BLOCK_SIMD16(x, b, e, pf, run_bytes, min, wide, out) 0
+#define CLMAX_BLOCK_SIMD32(x, b, e, pf, run_bytes, min, wide, out) 0
+#endif
+#define CLMAX_BLOCK_SIMD64(x, b, e, pf, run_bytes, min, wide, out) 0
+
+/* Runs of run_bytes, each after a prefetch when pf is set (pf == 0 for stretches already in
+ * cache); both are compile-time constants where these are inlined. */
+#define CLMAX_BLOCK_RUNS(raw_t, pf, run_bytes, BODY)                                               \
+    for (uint64_t r = b; r < e; r += (run_bytes) / sizeof(raw_t)) {                                \
+        uint64_t re = e - r < (run_bytes) / sizeof(raw_t) ? e : r + (run_bytes) / sizeof(raw_t);   \
+        if (pf)                                                                                    \
+            for (uint64_t c = 0; c < (run_bytes); c += 64)                                         \
+                __builtin_prefetch((const char *)(x + r) + ROW_PREFETCH + c);                      \
+        for (uint64_t j = r; j < re; j++) {                                                        \
+            BODY;                                                                                  \
+        }                                                                                          \
+    }
+
+#define CLMAX_BLOCK_INT(name, raw_t, KEY)                                                          \
+    static inline __attribute__((always_inline)) raw_t block_##name(                               \
+        const raw_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes, int wide)              \
+    {                                                                                              \
+        (void)wide;                                                                                \
+        raw_t m = 0;                                                                               \
+        CLMAX_BLOCK_RUNS(raw_t, pf, run_bytes, raw_t k = KEY(x[j]); m = k > m ? k : m)             \
+        return m;                                                                                  \
+    }
+
+/* raw_t/st_t: the float's bits unsigned and signed; SIGN, INF: the sign bit, +inf's bits; KEY:
+ * the key map of the operator (clmax_key_* or clmax_mkey_*); MIN: 1 for ArgMin. */
+#define CLMAX_BLOCK_FLOAT(name, W, raw_t, st_t, SIGN, INF, KEY, MIN)                               \
+    static inline __attribute__((always_inline)) raw_t block_##name(                               \
+        const raw_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes, int wide)              \
+    {                                                                                              \
+        (void)wide; /* where W has no vector form */                                               \
+        st_t smax = (st_t)(SIGN), smin = (st_t) ~(raw_t)(SIGN);                                    \
+        raw_t umax = 0, umin = (raw_t) ~(raw_t)0;                                                  \
+        clmax_extremes##W v_;                                                                      \
+        if ((e - b) * sizeof(raw_t) >= CLMAX_BLOCK_SIMD_MIN &&                                     \
+            CLMAX_BLOCK_SIMD##W((const void *)x, b, e, pf, run_bytes, MIN, wide, &v_))             \
+            smax = (st_t)v_.smax, smin = (st_t)v_.smin, umax = (raw_t)v_.umax,                     \
+            umin = (raw_t)v_.umin;                                                                 \
+        else if (MIN)                                                                              \
+            CLMAX_BLOCK_RUNS(raw_t, pf, run_bytes, raw_t u = x[j]; st_t s = (st_t)u;               \
+                             smax = s > smax ? s : smax; umax = u > umax ? u : umax;               \
+                             umin = u < umin ? u : umin)                                           \
+        else                                                                                       \
+            CLMAX_BLOCK_RUNS(raw_t, pf, run_bytes, raw_t u = x[j]; st_t s = (st_t)u;               \
+                             smax = s > smax ? s : smax; smin = s < smin ? s : smin;               \
+                             umax = u > umax ? u : umax)                                           \
+        /* +NaN: above +inf as signed; -NaN: above -inf as unsigned */                             \
+        if (smax > (st_t)(INF) || umax > (raw_t)((SIGN) | (INF)))                                  \
+            return (raw_t) ~(raw_t)0; /* the largest key of either operator */                     \
+        raw_t v = (MIN) ? (umax >= (raw_t)(SIGN) ? umax : umin)                                    \
+                        : (smax >= 0 ? (raw_t)smax : (raw_t)smin);                                 \
+        return KEY(v);                                                                             \
+    }
+
+#endif
