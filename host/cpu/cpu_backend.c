@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
 #define SEARCH_CHUNK 64 /* elements tested at once by the search for a block's max */
@@ -117,7 +118,7 @@
         uint64_t *bk_out, uint64_t *bi_out, void *work
 #define LANES_ARGS xv, inner, lanes, j0, j1, last, bk_out, bi_out, work
 
-typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int wide, uint64_t *bk,
+typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int mode, uint64_t *bk,
                        uint64_t *bi);
 typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
                          int last, uint64_t *bk, uint64_t *bi, void *work);
@@ -162,7 +163,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         }                                                                                          \
     }                                                                                              \
     CLMAX_CPU_CLONES static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last,    \
-                                            int wide, uint64_t *bk_out, uint64_t *bi_out)          \
+                                            int mode, uint64_t *bk_out, uint64_t *bi_out)          \
     {                                                                                              \
         const raw_t *x = xv;                                                                       \
         kkey_t bk = 0;                                                                             \
@@ -170,7 +171,7 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         int have = 0;                                                                              \
         for (uint64_t b = j0; b < j1; b += ROW_BLOCK) {                                            \
             uint64_t e = j1 - b < ROW_BLOCK ? j1 : b + ROW_BLOCK;                                  \
-            kkey_t m = block_##name(x, b, e, 1, ROW_RUN, wide);                                    \
+            kkey_t m = block_##name(x, b, e, 1, ROW_RUN, mode);                                    \
             if (have && !(m > bk || (last && m == bk))) continue;                                  \
             bk = m;                                                                                \
             bi = search_##name(x, b, e, m, last);                                                  \
@@ -220,7 +221,8 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
             uint64_t bc = 0;                                                                       \
             for (uint64_t c0 = 0; c0 < n; c0 += MAX_CHUNK(raw_t)) {                                \
                 uint64_t c1 = n - c0 < MAX_CHUNK(raw_t) ? n : c0 + MAX_CHUNK(raw_t);               \
-                kkey_t cm = block_##name(x, c0, c1, 0, ROW_BLOCK * sizeof(raw_t), 0);              \
+                kkey_t cm =                                                                        \
+                    block_##name(x, c0, c1, 0, ROW_BLOCK * sizeof(raw_t), CLMAX_BLOCK_KEYS);       \
                 if (c0 == 0 || cm > m || (last && cm == m)) m = cm, bc = c0;                       \
             }                                                                                      \
             uint64_t be = n - bc < MAX_CHUNK(raw_t) ? n : bc + MAX_CHUNK(raw_t);                   \
@@ -558,6 +560,23 @@ static int cpu_has_lanes512(void)
 #endif
 }
 
+/* The L2 cache of a core as the C library reports it (1 MiB where it does not): inputs that fit
+ * the threads' L2 caches read float rows by their extremes, larger ones by their keys. */
+static uint64_t cpu_l2_bytes(void)
+{
+    static atomic_llong known; /* 0: not asked yet */
+    long long k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k == 0) {
+        long v = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+        v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+        k = v > 0 ? v : 1 << 20;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return (uint64_t)k;
+}
+
 #if CLMAX_LANES_512
 #define LANES_FN(name) (wide ? lanes512_##name : lanes_##name)
 #else
@@ -624,9 +643,9 @@ typedef struct job {
     const char *x;
     int64_t *idx;
     type_fns fn;
-    int deal;   /* whole slices run dealt into rows (cpu_deal.c) */
-    int stream; /* winners streamed out (clmax_cpu_put) */
-    int wide;   /* 512-bit vectors allowed (CLMAX_CPU_AVX512) and on this CPU */
+    int deal;     /* whole slices run dealt into rows (cpu_deal.c) */
+    int stream;   /* winners streamed out (clmax_cpu_put) */
+    int row_mode; /* how float rows are read (CLMAX_BLOCK_*, cpu_block.h) */
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
     uint64_t *state;   /* 4 * lane_block words per task when lane_block > STACK_LANES */
@@ -685,7 +704,7 @@ static void run_unit(job *jb, uint64_t u, int t)
     for (uint64_t o = o0; o < o1; o++) {
         const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
         if (p->inner == 1)
-            jb->fn.row(base, j0, j1, p->last, jb->wide, bk, bi);
+            jb->fn.row(base, j0, j1, p->last, jb->row_mode, bk, bi);
         else
             jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi, work);
         if (jb->nseg == 1) {
@@ -728,8 +747,8 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.p = p;
     jb.x = x;
     jb.idx = idx;
-    jb.wide = !ctx->cpu_avx512_off && cpu_has_lanes512();
-    jb.fn = pick_fns(p->type, p->min, jb.wide);
+    const int wide = !ctx->cpu_avx512_off && cpu_has_lanes512();
+    jb.fn = pick_fns(p->type, p->min, wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
@@ -737,6 +756,9 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     int threads = ctx->num_threads > MAX_THREADS ? MAX_THREADS : ctx->num_threads;
     uint64_t total = p->outer * p->n * p->inner;
     if (total < PARALLEL_MIN) threads = 1;
+    jb.row_mode = total * p->esize > (uint64_t)threads * cpu_l2_bytes() ? CLMAX_BLOCK_KEYS
+                  : wide                                                ? CLMAX_BLOCK_WIDE
+                                                                        : CLMAX_BLOCK_NARROW;
 
     uint64_t lane_max = LANE_BYTES / p->esize < LANE_COUNT ? LANE_BYTES / p->esize : LANE_COUNT;
     jb.lane_block = p->inner < lane_max ? p->inner : lane_max;
