@@ -1,5 +1,6 @@
-/* The largest key of a stretch x[b..e) (e > b) of one contiguous row: the first pass of the CPU
- * path's row search (cpu_backend.c), whose second pass finds where that key is.
+/* The row search of the CPU path (cpu_backend.c) over a stretch x[b..e) (e > b) of one
+ * contiguous row: block_* gives the stretch's largest key, find_* the first (or last) place of a
+ * key there.
  *
  * Integer types map each element to its key (keys.h) and take the max. Float types skip the key,
  * nine vector operations an element that made the float rows compute-bound, and keep three
@@ -123,6 +124,65 @@ enum { CLMAX_BLOCK_KEYS, CLMAX_BLOCK_NARROW, CLMAX_BLOCK_WIDE };
         raw_t v = (MIN) ? (umax >= (raw_t)(SIGN) ? umax : umin)                                    \
                         : (smax >= 0 ? (raw_t)smax : (raw_t)smin);                                 \
         return KEY(v);                                                                             \
+    }
+
+/* find_*: the first (or last) position j in x[b..e) where F(x[j]) OP R holds, as it does
+ * somewhere: chunks of CLMAX_SEARCH_CHUNK elements are tested whole (a loop the compiler
+ * vectorises), then the chunk with a match is searched element by element. An element-by-element
+ * search of the whole block took as long as the block's max on float16 rows, whose max rises
+ * often. */
+#define CLMAX_SEARCH_CHUNK 64
+#define CLMAX_FIND(F, OP, R)                                                                       \
+    do {                                                                                           \
+        uint64_t c0 = b, c1 = e;                                                                   \
+        for (;;) {                                                                                 \
+            uint64_t s0 =                                                                          \
+                last ? (c1 - c0 > CLMAX_SEARCH_CHUNK ? c1 - CLMAX_SEARCH_CHUNK : c0) : c0;         \
+            uint64_t s1 =                                                                          \
+                last ? c1 : (c1 - c0 > CLMAX_SEARCH_CHUNK ? c0 + CLMAX_SEARCH_CHUNK : c1);         \
+            int hit = 0;                                                                           \
+            for (uint64_t j = s0; j < s1; j++)                                                     \
+                hit |= F(x[j]) OP(R);                                                              \
+            if (hit) {                                                                             \
+                uint64_t j;                                                                        \
+                if (last)                                                                          \
+                    for (j = s1 - 1; j > s0 && !(F(x[j]) OP(R)); j--) {                            \
+                    }                                                                              \
+                else                                                                               \
+                    for (j = s0; j < s1 - 1 && !(F(x[j]) OP(R)); j++) {                            \
+                    }                                                                              \
+                return j;                                                                          \
+            }                                                                                      \
+            if (last)                                                                              \
+                c1 = s0;                                                                           \
+            else                                                                                   \
+                c0 = s1;                                                                           \
+        }                                                                                          \
+    } while (0)
+
+/* Integers: the key compared, as cheap as the bits (an identity or a flip of the top bit). */
+#define CLMAX_FIND_INT(name, raw_t, KEY)                                                           \
+    static inline __attribute__((always_inline))                                                   \
+    uint64_t find_##name(const raw_t *x, uint64_t b, uint64_t e, raw_t m, int last)                \
+    {                                                                                              \
+        CLMAX_FIND(KEY, ==, m);                                                                    \
+    }
+
+/* Floats: the key's one value found again and compared as bits (one operation an element, not
+ * the key's nine), or the class the key stands for: any NaN (the all-ones key), either zero. */
+#define CLMAX_FIND_FLOAT(name, raw_t, SIGN, INF, MIN)                                              \
+    static inline raw_t abs_bits_##name(raw_t u)                                                   \
+    {                                                                                              \
+        return (raw_t)(u & (raw_t) ~(raw_t)(SIGN));                                                \
+    }                                                                                              \
+    static inline __attribute__((always_inline))                                                   \
+    uint64_t find_##name(const raw_t *x, uint64_t b, uint64_t e, raw_t m, int last)                \
+    {                                                                                              \
+        if (m == (raw_t) ~(raw_t)0) CLMAX_FIND(abs_bits_##name, >, (raw_t)(INF));                  \
+        const raw_t k = (MIN) ? (raw_t)~m : m; /* the ArgMax key of the value */                   \
+        const raw_t v = (k & (raw_t)(SIGN)) ? (raw_t)(k ^ (raw_t)(SIGN)) : (raw_t)~k;              \
+        if (v == 0) CLMAX_FIND(abs_bits_##name, ==, 0);                                            \
+        CLMAX_FIND(, ==, v);                                                                       \
     }
 
 #endif

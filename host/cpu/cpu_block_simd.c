@@ -39,27 +39,34 @@
                 }                                                                                  \
             if (re == e) break;                                                                    \
         }                                                                                          \
-        ST s_max[4 * V], s_m[4 * V];                                                               \
-        T u_max[4 * V];                                                                            \
-        for (int q = 0; q < 4; q++) {                                                              \
-            P##_storeu_si##VB((void *)(s_max + q * V), smax[q]);                                   \
-            P##_storeu_si##VB((void *)(s_m + q * V), sm[q]);                                       \
-            P##_storeu_si##VB((void *)(u_max + q * V), umax[q]);                                   \
+        /* the chains into one; then single vectors, the last one ending at e (it may read some    \
+         * elements twice, which cannot change an extreme: e - b >= CLMAX_BLOCK_SIMD_MIN bytes) */ \
+        for (int q = 1; q < 4; q++) {                                                              \
+            smax[0] = P##_max_epi##W(smax[0], smax[q]);                                            \
+            umax[0] = P##_max_epu##W(umax[0], umax[q]);                                            \
+            sm[0] = (MIN) ? P##_min_epu##W(sm[0], sm[q]) : P##_min_epi##W(sm[0], sm[q]);           \
         }                                                                                          \
+        for (;; j += V) {                                                                          \
+            int end = j + V >= e;                                                                  \
+            VT a = LOAD((const void *)(x + (end ? e - V : j)));                                    \
+            smax[0] = P##_max_epi##W(smax[0], a);                                                  \
+            umax[0] = P##_max_epu##W(umax[0], a);                                                  \
+            sm[0] = (MIN) ? P##_min_epu##W(sm[0], a) : P##_min_epi##W(sm[0], a);                   \
+            if (end) break;                                                                        \
+        }                                                                                          \
+        ST s_max[V], s_m[V];                                                                       \
+        T u_max[V];                                                                                \
+        P##_storeu_si##VB((void *)s_max, smax[0]);                                                 \
+        P##_storeu_si##VB((void *)s_m, sm[0]);                                                     \
+        P##_storeu_si##VB((void *)u_max, umax[0]);                                                 \
         clmax_extremes##W r = {s_max[0], (ST) ~((T)1 << (W - 1)), u_max[0], (T)-1};                \
-        for (uint64_t l = 0; l < 4 * V; l++) {                                                     \
+        for (uint64_t l = 0; l < V; l++) {                                                         \
             r.smax = s_max[l] > r.smax ? s_max[l] : r.smax;                                        \
             r.umax = u_max[l] > r.umax ? u_max[l] : r.umax;                                        \
             if (MIN)                                                                               \
                 r.umin = (T)s_m[l] < r.umin ? (T)s_m[l] : r.umin;                                  \
             else                                                                                   \
                 r.smin = s_m[l] < r.smin ? s_m[l] : r.smin;                                        \
-        }                                                                                          \
-        for (; j < e; j++) {                                                                       \
-            T u = x[j];                                                                            \
-            ST s = (ST)u;                                                                          \
-            r.smax = s > r.smax ? s : r.smax, r.smin = s < r.smin ? s : r.smin;                    \
-            r.umax = u > r.umax ? u : r.umax, r.umin = u < r.umin ? u : r.umin;                    \
         }                                                                                          \
         *out = r;                                                                                  \
     }
