@@ -24,7 +24,14 @@
             umax[q] = P##_setzero_si##VB();                                                        \
             sm[q] = (MIN) ? P##_set1_epi##W(-1) : P##_set1_epi##W((ST) ~((T)1 << (W - 1)));        \
         }                                                                                          \
-        uint64_t j = b;                                                                            \
+        /* The first vector at b, then from the first vector-aligned element on (a load across     \
+         * two cache lines is two loads: NumPy's arrays are 16-byte aligned). The first vector     \
+         * covers the elements skipped, and reading one twice cannot change an extreme. */         \
+        VT a0 = LOAD((const void *)(x + b));                                                       \
+        smax[0] = P##_max_epi##W(smax[0], a0);                                                     \
+        umax[0] = P##_max_epu##W(umax[0], a0);                                                     \
+        sm[0] = (MIN) ? P##_min_epu##W(sm[0], a0) : P##_min_epi##W(sm[0], a0);                     \
+        uint64_t j = b + ((VB / 8 - (uintptr_t)(x + b) % (VB / 8)) % (VB / 8)) / sizeof(T);        \
         while (j + 4 * V <= e) {                                                                   \
             uint64_t re = e - j < R ? e : j + R;                                                   \
             if (pf)                                                                                \
@@ -39,8 +46,8 @@
                 }                                                                                  \
             if (re == e) break;                                                                    \
         }                                                                                          \
-        /* the chains into one; then single vectors, the last one ending at e (it may read some    \
-         * elements twice, which cannot change an extreme: e - b >= CLMAX_BLOCK_SIMD_MIN bytes) */ \
+        /* the chains into one; then single vectors, the last one ending at e (e - b >=            \
+         * CLMAX_BLOCK_SIMD_MIN bytes, so every load stays inside the stretch) */                  \
         for (int q = 1; q < 4; q++) {                                                              \
             smax[0] = P##_max_epi##W(smax[0], smax[q]);                                            \
             umax[0] = P##_max_epu##W(umax[0], umax[q]);                                            \
