@@ -5,7 +5,7 @@ import operator
 
 import numpy as np
 
-from . import _core
+from . import _clmax, _core
 
 _INT64 = np.dtype(np.int64)
 _EMPTY = {
@@ -51,21 +51,6 @@ _DIRECT = {np.dtype(t).newbyteorder("="): code for (k, size), (code, view) in _c
 
 def _reduce(op, a, axis, out, keepdims, last, context):
     """Runs op the NumPy way; returns indices, or (values, indices) for the *_with_indices."""
-    # The common call first, in as few steps as Python allows (a C-contiguous NumPy array of a
-    # native type, an int axis, no out): this is most of the layer's cost on small arrays.
-    if type(a) is np.ndarray and out is None and type(axis) is int and op < 2:
-        code = _DIRECT.get(a.dtype)
-        shape = a.shape
-        nd = len(shape)
-        if code is not None and -nd <= axis < nd and a.flags.c_contiguous:
-            if axis < 0:
-                axis += nd
-            if shape[axis]:
-                ri = np.empty(shape[:axis] + (1,) + shape[axis + 1:], _INT64)
-                _core.host(context, op, a, code, axis, 1, 1 if last else 0, 13, ri, None)
-                if keepdims:
-                    return ri
-                return ri.reshape(shape[:axis] + shape[axis + 1:]) if nd > 1 else ri[0]
     x, bf16, wrap = _core.as_array(a)
     with_values = op in (_core.MAX_WITH_INDICES, _core.MIN_WITH_INDICES)
     shape = x.shape
@@ -136,22 +121,47 @@ def _result(with_values, values, indices, wrap, shape):
     return (values, indices) if with_values else indices
 
 
-def argmax(a, axis=None, out=None, *, keepdims=False, select_last_index=False, context=None):
-    """Indices of the maxima along an axis, as np.argmax returns them (bit for bit).
+def _index_function(op, name, doc):
+    """np.argmax or np.argmin (op) as a function of its own, whose common call (a C-contiguous
+    NumPy array of a native type, an int axis, no out) goes straight to the library: on small
+    arrays the layer's own steps are most of the cost, a Python call among them."""
+    def f(a, axis=None, out=None, *, keepdims=False, select_last_index=False, context=None):
+        if type(a) is np.ndarray and out is None and type(axis) is int:
+            code = _DIRECT.get(a.dtype)
+            shape = a.shape
+            nd = len(shape)
+            if code is not None and -nd <= axis < nd and a.flags.c_contiguous:
+                if axis < 0:
+                    axis += nd
+                if shape[axis]:
+                    # the result in its final shape: the library needs only its bytes, in order
+                    if keepdims:
+                        ri = np.empty(shape[:axis] + (1,) + shape[axis + 1:], _INT64)
+                    else:
+                        ri = np.empty(shape[:axis] + shape[axis + 1:], _INT64)
+                    _clmax.host(context or _core._default or _core.context(None), op, a, code,
+                                shape, axis, 1, 1 if select_last_index else 0, 13, ri, None)
+                    return ri if keepdims or nd > 1 else ri[()]
+        return _reduce(op, a, axis, out, keepdims, select_last_index, context)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+argmax = _index_function(_core.ARGMAX, "argmax", """\
+Indices of the maxima along an axis, as np.argmax returns them (bit for bit).
 
     a: a NumPy array of any real or integer dtype, bool, float16 or bfloat16 (ml_dtypes); a CPU
     PyTorch tensor or other DLPack object; any buffer. axis=None: the flattened array. A NaN
     wins (the first one). out: an integer array of the result's shape. select_last_index: ties
     go to the last index instead of the first (an ONNX attribute NumPy does not have). context:
     a clmax.Context (default: an auto one, made on first use). Torch input gives torch output.
-    """
-    return _reduce(_core.ARGMAX, a, axis, out, keepdims, select_last_index, context)
+    """)
 
-
-def argmin(a, axis=None, out=None, *, keepdims=False, select_last_index=False, context=None):
-    """Indices of the minima along an axis, as np.argmin returns them; see clmax.argmax. A NaN
-    wins here too (the first one), as in NumPy; -0.0 and +0.0 tie."""
-    return _reduce(_core.ARGMIN, a, axis, out, keepdims, select_last_index, context)
+argmin = _index_function(_core.ARGMIN, "argmin", """\
+Indices of the minima along an axis, as np.argmin returns them; see clmax.argmax. A NaN wins
+    here too (the first one), as in NumPy; -0.0 and +0.0 tie.""")
 
 
 def max_with_indices(a, axis=None, out=None, *, keepdims=False, select_last_index=False,
