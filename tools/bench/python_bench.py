@@ -25,6 +25,8 @@ except ImportError:
 SHAPES = [
     ("logits [1,1000] f32, cache-hot", (1, 1000), np.float32, -1),
     ("logits [64,1000] f32", (64, 1000), np.float32, -1),
+    ("LLM logits [1,151936] f32", (1, 151936), np.float32, -1),
+    ("LLM logits [1,151936] f16", (1, 151936), np.float16, -1),
     ("LLM logits [32,128256] f32", (32, 128256), np.float32, -1),
     ("RGB pixels [2^24,3] u8", (1 << 24, 3), np.uint8, -1),
     ("detector [2^20,80] f32", (1 << 20, 80), np.float32, -1),
