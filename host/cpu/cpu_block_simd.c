@@ -1,8 +1,8 @@
 /* The float extremes of cpu_block.h in AVX-512BW or AVX2 vectors, for float16, bfloat16 and
- * float32 stretches: GCC vectorised the scalar form with one vector a chain, reduced across the
- * vector after every run of ROW_RUN bytes, and reached 0.67 of a cache-hot read on [1, 151936]
- * float32; these keep each extreme in four vectors (independent chains of one-cycle operations),
- * reduced once per stretch, and reached 0.82 (AVX-512) and 0.70-0.77 (AVX2). */
+ * float32 stretches. GCC vectorised the scalar form with one vector a chain and reduced it across
+ * the vector after every run of ROW_RUN bytes; these keep each extreme in four vectors
+ * (independent chains of one-cycle operations), reduced once per stretch (the figures:
+ * docs/PERFORMANCE.md, "Cache-hot latency"). */
 #include "cpu_block.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
