@@ -15,12 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
 #define PROBE_ITEMS 256
-#define CHILD_SECONDS 120 /* a cold build on a slow machine, with room to spare */
-#define BUILD_RETRIES 2   /* after a failed build: see build_retried */
+/* A cold build of the probes takes a second or two; a child forked while one of the driver's
+ * threads held a lock can wait on it for ever (seen with PoCL 3.1: a probe child blocked in a
+ * pthread mutex inside libpocl, about once in a hundred forks under parallel load). Such a child
+ * is killed after CHILD_SECONDS and its answers are asked again by the next process. */
+#define CHILD_SECONDS 30
+#define BUILD_RETRIES 2 /* after a failed build: see build_retried */
 
 typedef struct feature {
     const char *name;
@@ -130,9 +137,16 @@ static void build_in_children(clmax_cl *cl, signed char *built)
     while (first < CLMAX_CL_NFEATURES) {
         int fds[2];
         if (pipe(fds) != 0) return;
+        pid_t parent = getpid();
+        (void)parent; /* used where prctl is */
         pid_t pid = fork();
         if (pid == 0) {
             close(fds[0]);
+#ifdef __linux__
+            /* killed with its parent, so that a child stuck as above never outlives it */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) _exit(0); /* the parent died before the line above */
+#endif
             /* A driver that ends the child with exit() must not run the parent's exit handlers
              * in it (output files removed, stdio flushed twice, a leak checker's report). */
             atexit(child_exit_now);
