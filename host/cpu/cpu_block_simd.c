@@ -107,7 +107,8 @@ static int simd_level(void)
 int clmax_block_extremes16(const uint16_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes,
                            int min, int wide, clmax_extremes16 *out)
 {
-    int k = simd_level() == 3 && !wide ? 2 : simd_level();
+    int k = simd_level();
+    if (k == 3 && !wide) k = 2;
     if (k == 3)
         (min ? min16_avx512 : max16_avx512)(x, b, e, pf, run_bytes, out);
     else if (k == 2)
@@ -118,7 +119,8 @@ int clmax_block_extremes16(const uint16_t *x, uint64_t b, uint64_t e, int pf, ui
 int clmax_block_extremes32(const uint32_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes,
                            int min, int wide, clmax_extremes32 *out)
 {
-    int k = simd_level() == 3 && !wide ? 2 : simd_level();
+    int k = simd_level();
+    if (k == 3 && !wide) k = 2;
     if (k == 3)
         (min ? min32_avx512 : max32_avx512)(x, b, e, pf, run_bytes, out);
     else if (k == 2)
