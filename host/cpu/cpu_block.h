@@ -81,14 +81,20 @@ enum { CLMAX_BLOCK_KEYS, CLMAX_BLOCK_NARROW, CLMAX_BLOCK_WIDE };
         }                                                                                          \
     }
 
+/* Returns the largest key of the stretch, each element mapped to its key. */
+#define CLMAX_BLOCK_KEYS_MAX(raw_t, KEY)                                                           \
+    do {                                                                                           \
+        raw_t m = 0;                                                                               \
+        CLMAX_BLOCK_RUNS(raw_t, pf, run_bytes, raw_t k = KEY(x[j]); m = k > m ? k : m)             \
+        return m;                                                                                  \
+    } while (0)
+
 #define CLMAX_BLOCK_INT(name, raw_t, KEY)                                                          \
     static inline __attribute__((always_inline)) raw_t block_##name(                               \
         const raw_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes, int mode)              \
     {                                                                                              \
         (void)mode;                                                                                \
-        raw_t m = 0;                                                                               \
-        CLMAX_BLOCK_RUNS(raw_t, pf, run_bytes, raw_t k = KEY(x[j]); m = k > m ? k : m)             \
-        return m;                                                                                  \
+        CLMAX_BLOCK_KEYS_MAX(raw_t, KEY);                                                          \
     }
 
 /* raw_t/st_t: the float's bits unsigned and signed; SIGN, INF: the sign bit, +inf's bits; KEY:
@@ -98,9 +104,7 @@ enum { CLMAX_BLOCK_KEYS, CLMAX_BLOCK_NARROW, CLMAX_BLOCK_WIDE };
         const raw_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes, int mode)              \
     {                                                                                              \
         if (mode == CLMAX_BLOCK_KEYS) {                                                            \
-            raw_t m = 0;                                                                           \
-            CLMAX_BLOCK_RUNS(raw_t, pf, run_bytes, raw_t k = KEY(x[j]); m = k > m ? k : m)         \
-            return m;                                                                              \
+            CLMAX_BLOCK_KEYS_MAX(raw_t, KEY);                                                      \
         }                                                                                          \
         st_t smax = (st_t)(SIGN), smin = (st_t) ~(raw_t)(SIGN);                                    \
         raw_t umax = 0, umin = (raw_t) ~(raw_t)0;                                                  \
