@@ -1,0 +1,86 @@
+/* Strided axes with few lanes ([S, n, inner], inner 2 to 12), which the CPU path reads as rows of
+ * several axis positions of every lane (host/cpu/cpu_backend.c, few_lanes) and whose winners it
+ * combines by key and position, with the positions left over run by the lanes code. A winner
+ * (floats: a NaN of either sign; integers: the maximum) is planted for each lane of each slice at
+ * every one of the first 64 positions in turn (every place in a row of positions), at the last
+ * positions (the leftovers) and at random ones, alone or tied further on; then tensors full of
+ * ties (small values, +-0) and of special values. Axis lengths with and without leftovers. ArgMax
+ * and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: one length. */
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SLICES 40
+static const int64_t inners[] = {2, 3, 5, 7, 12};
+static const int64_t lengths[] = {131, 1029, 1000};
+
+/* The planted position of lane-slice number c (of SLICES * inner). */
+static uint64_t position(uint64_t c, uint64_t n, test_rng *rng)
+{
+    if (c < 64) return c % n;
+    c -= 64;
+    if (c < 3) return n - 1 - c;
+    return rng_below(rng, n);
+}
+
+static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_desc *d,
+                       const void *x)
+{
+    for (int sli = 0; sli <= 1; sli++) {
+        clmax_argmax_attrs a;
+        clmax_argmax_attrs_init(&a, 13);
+        a.axis = 1;
+        a.select_last_index = sli;
+        check_argmax(ctx, what, d, x, &a);
+        check_argmin(ctx, what, d, x, &a);
+    }
+}
+
+static void run_few_lanes(clmax_backend backend, clmax_type type)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 7300 + (uint64_t)type);
+    const size_t esize = ref_type_size(type);
+    for (size_t ni = 0; ni < sizeof lengths / sizeof lengths[0]; ni++) {
+        if (test_small() && ni > 0) break;
+        for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++) {
+            const uint64_t n = (uint64_t)lengths[ni], inner = (uint64_t)inners[ii];
+            int64_t dims[3] = {SLICES, (int64_t)n, (int64_t)inner};
+            clmax_tensor_desc d = test_desc(type, 3, dims);
+            const uint64_t count = SLICES * n * inner;
+            void *x = test_malloc(count * esize);
+            char what[96];
+            for (int tie = 0; tie < 2; tie++) {
+                for (uint64_t e = 0; e < count; e++)
+                    elem_set(type, x, e, value_below_one(type, &rng));
+                for (uint64_t c = 0; c < SLICES * inner; c++) {
+                    const uint64_t s = c / inner, l = c % inner, p = position(c, n, &rng);
+                    elem_set(type, x, (s * n + p) * inner + l, value_top(type, &rng));
+                    if (tie && p + 1 < n) {
+                        const uint64_t q = p + 1 + rng_below(&rng, n - p - 1);
+                        elem_set(type, x, (s * n + q) * inner + l, value_top(type, &rng));
+                    }
+                }
+                snprintf(what, sizeof what, "few lanes, planted, tie %d", tie);
+                check_both(ctx, what, &d, x);
+            }
+            static const fill_mode modes[] = {FILL_SMALL, FILL_FEW, FILL_SPECIAL};
+            for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+                fill_tensor(type, x, count, modes[m], &rng);
+                snprintf(what, sizeof what, "few lanes, %s", fill_mode_str(modes[m]));
+                check_both(ctx, what, &d, x);
+            }
+            free(x);
+        }
+    }
+    clmax_context_destroy(ctx);
+}
+
+#define FEW_LANES_TEST(name, type)                                                                 \
+    BACKEND_TEST(few_lanes, name, .timeout = 900)                                                  \
+    {                                                                                              \
+        run_few_lanes(backend, type);                                                              \
+    }
+FOR_ALL_TYPES(FEW_LANES_TEST)
