@@ -141,6 +141,11 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
     if (done) clmax_call_fell_back(st);
     st = CLMAX_OK;
 
+    if ((!on_device || ctx->iface->reduce == clmax_cpu_reduce) && clmax_cpu_hardmax_fits(ctx, &p)) {
+        st = clmax_cpu_hardmax(ctx, &p, x, y);
+        if (st == CLMAX_OK) clmax_report_cpu(ctx);
+        return st;
+    }
     /* Winners are found a block of outer slices at a time, so the index scratch stays small. */
     uint64_t rows = HARDMAX_BLOCK_OUTPUTS / p.inner;
     if (rows == 0) rows = 1;

@@ -71,6 +71,13 @@ clmax_status clmax_opencl_init(clmax_context *ctx, const char *device_selector);
 /* The CPU path's reduce, also used as the fallback of an auto context. */
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                               int64_t *idx);
+/* The same on the calling thread alone (for work already spread over the threads). */
+clmax_status clmax_cpu_reduce_here(clmax_context *ctx, const clmax_problem *p, const void *x,
+                                   int64_t *idx);
+/* host/cpu/cpu_hardmax.c. Whether Hardmax of p runs fused on the CPU path (each thread finds the
+ * winners of a block of slices and writes their one-hot at once), and that run. */
+int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p);
+clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const void *x, void *y);
 
 /* host/dispatch.c. Whether a host-pointer call moving bytes (input and output) runs on ctx's
  * backend (1) or on the CPU path (0): 1 but in an auto context with a device, where the cost model

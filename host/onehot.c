@@ -242,24 +242,36 @@ static void hardmax_zero_units(void *arg, uint64_t begin, uint64_t end)
     zero_bytes((char *)f->y + b, (size_t)((e < bytes ? e : bytes) - b), f->stream);
 }
 
-/* The one-hot of a block of rows, written by the context's threads: it is as many bytes as the
- * input, so one thread alone would not reach the memory's write bandwidth. */
-void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx, void *y,
-                       uint64_t call_bytes)
+/* fn over [0, count) on the context's threads, or on the calling thread alone (ctx NULL). */
+static void run_range(clmax_context *ctx, uint64_t count, uint64_t per, clmax_range_fn fn,
+                      void *arg)
+{
+    if (ctx == NULL)
+        fn(arg, 0, count);
+    else
+        clmax_parallel_for(ctx, count, per, fn, arg);
+}
+
+/* The one-hot of a block of rows, written by the context's threads (ctx NULL: by the calling
+ * thread): it is as many bytes as the input, so one thread alone would not reach the memory's
+ * write bandwidth. */
+static void fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx, void *y,
+                 uint64_t call_bytes)
 {
     const uint64_t rows = p->outer;
+    const int threads = ctx != NULL ? ctx->num_threads : 1;
     uint64_t row_bytes = p->n * p->inner * p->esize;
     if (call_bytes >= STREAM_MIN_BYTES) {
         fill_job g = {p, idx, y, rows, 1};
         if (row_bytes <= ONEHOT_BUF) {
             uint64_t per = FILL_BYTES_PER_THREAD / row_bytes;
-            clmax_parallel_for(ctx, rows, per, onehot_slices, &g);
+            run_range(ctx, rows, per, onehot_slices, &g);
             return;
         }
         if (p->inner * p->esize >= ONEHOT_LANE_BYTES && p->n <= ONEHOT_DENSE_N) {
             uint64_t lane_row = p->inner * p->esize;
             uint64_t per = lane_row >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / lane_row;
-            clmax_parallel_for(ctx, rows * p->n, per, onehot_lane_rows, &g);
+            run_range(ctx, rows * p->n, per, onehot_lane_rows, &g);
             return;
         }
     }
@@ -267,16 +279,28 @@ void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t
      * would read back the line just streamed out. */
     fill_job f = {p, idx, y, rows,
                   rows * row_bytes >= STREAM_MIN_BYTES && row_bytes >= STREAM_MIN_ROW};
-    if (rows >= 2 * (uint64_t)ctx->num_threads || row_bytes < 2 * FILL_BYTES_PER_THREAD) {
+    if (rows >= 2 * (uint64_t)threads || row_bytes < 2 * FILL_BYTES_PER_THREAD) {
         uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
-        clmax_parallel_for(ctx, rows, per, hardmax_fill_rows, &f);
+        run_range(ctx, rows, per, hardmax_fill_rows, &f);
         return;
     }
     /* Few long rows (Hardmax along axis 0, say): rows would leave threads idle, so all threads
      * zero the block, then write the ones (sparse here: at least 2 MiB a row). */
     uint64_t units = (rows * row_bytes + FILL_BYTES_PER_THREAD - 1) / FILL_BYTES_PER_THREAD;
-    clmax_parallel_for(ctx, units, 1, hardmax_zero_units, &f);
-    clmax_parallel_for(ctx, rows * p->inner, ONES_PER_THREAD, hardmax_ones, &f);
+    run_range(ctx, units, 1, hardmax_zero_units, &f);
+    run_range(ctx, rows * p->inner, ONES_PER_THREAD, hardmax_ones, &f);
+}
+
+void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx, void *y,
+                       uint64_t call_bytes)
+{
+    fill(ctx, p, idx, y, call_bytes);
+}
+
+void clmax_onehot_fill_here(const clmax_problem *p, const int64_t *idx, void *y,
+                            uint64_t call_bytes)
+{
+    fill(NULL, p, idx, y, call_bytes);
 }
 
 void clmax_onehot_all_ones(clmax_context *ctx, const clmax_problem *p, void *y)

@@ -10,6 +10,10 @@
 void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx, void *y,
                        uint64_t call_bytes);
 
+/* The same on the calling thread alone. */
+void clmax_onehot_fill_here(const clmax_problem *p, const int64_t *idx, void *y,
+                            uint64_t call_bytes);
+
 /* The output of an axis of length one: all ones. */
 void clmax_onehot_all_ones(clmax_context *ctx, const clmax_problem *p, void *y);
 

@@ -416,3 +416,43 @@ BACKEND_TEST(hardmax, boxes_and_unaligned_outputs, .timeout = 600)
         clmax_context_destroy(ctx);
     }
 }
+
+/* Hardmax on the CPU path fused by blocks of slices (host/cpu/cpu_hardmax.c): each thread finds
+ * the winners of a block and writes its one-hot at once. Shapes of 10 to 20 blocks on two
+ * threads, the last block shorter, rows and strided axes, over specials, ties and mixed values.
+ * On OpenCL these are plain Hardmax cases. */
+BACKEND_TEST(hardmax, fused_blocks, .timeout = 600)
+{
+    typedef struct fused_case {
+        clmax_type type;
+        int rank;
+        int64_t dims[3];
+    } fused_case;
+    static const fused_case cases[] = {
+        {CLMAX_TYPE_FLOAT16, 2, {40001, 3}},     /* blocks of 4096 slices */
+        {CLMAX_TYPE_FLOAT32, 3, {9001, 7, 5}},   /* 819 slices a block */
+        {CLMAX_TYPE_FLOAT64, 3, {20001, 2, 3}},  /* 1365 */
+        {CLMAX_TYPE_BFLOAT16, 3, {600, 50, 40}}, /* 32: the input's bound */
+    };
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.num_threads = 2;
+    clmax_context *ctx = test_context_open(backend, &o);
+    test_rng rng;
+    rng_seed(&rng, 23);
+    static const fill_mode modes[] = {FILL_SPECIAL, FILL_FEW, FILL_MIXED};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        clmax_tensor_desc d = test_desc(cases[c].type, cases[c].rank, cases[c].dims);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc((size_t)count * ref_type_size(cases[c].type));
+        clmax_hardmax_attrs a = {13, 1};
+        for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+            fill_tensor(cases[c].type, x, count, modes[m], &rng);
+            char what[64];
+            snprintf(what, sizeof what, "fused case %zu, %s", c, fill_mode_str(modes[m]));
+            check_hardmax(ctx, what, &d, x, &a);
+        }
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}

@@ -786,11 +786,15 @@ static void zero_indices(void *arg, uint64_t begin, uint64_t end)
     memset((int64_t *)arg + begin, 0, (size_t)(end - begin) * sizeof(int64_t));
 }
 
-clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
-                              int64_t *idx)
+/* The CPU path on at most max_threads threads (1: the calling thread alone, the pool untouched). */
+static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
+                               int64_t *idx, int max_threads)
 {
     if (p->n == 1) { /* every index is 0: the input need not be read */
-        clmax_parallel_for(ctx, p->outer * p->inner, UNIT_BYTES / 8, zero_indices, idx);
+        if (max_threads > 1)
+            clmax_parallel_for(ctx, p->outer * p->inner, UNIT_BYTES / 8, zero_indices, idx);
+        else
+            zero_indices(idx, 0, p->outer * p->inner);
         return CLMAX_OK;
     }
     job jb;
@@ -804,7 +808,7 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
 
-    int threads = ctx->num_threads > MAX_THREADS ? MAX_THREADS : ctx->num_threads;
+    int threads = max_threads > MAX_THREADS ? MAX_THREADS : max_threads;
     uint64_t total = p->outer * p->n * p->inner;
     if (total < PARALLEL_MIN) threads = 1;
     jb.row_mode = total * p->esize > (uint64_t)threads * cpu_l2_bytes() ? CLMAX_BLOCK_KEYS
@@ -884,6 +888,18 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
         free(jb.pi);
     }
     return CLMAX_OK;
+}
+
+clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
+                              int64_t *idx)
+{
+    return cpu_reduce(ctx, p, x, idx, ctx->num_threads);
+}
+
+clmax_status clmax_cpu_reduce_here(clmax_context *ctx, const clmax_problem *p, const void *x,
+                                   int64_t *idx)
+{
+    return cpu_reduce(ctx, p, x, idx, 1);
 }
 
 static void cpu_destroy(clmax_context *ctx)
