@@ -7,6 +7,7 @@
  * pairs to feed the threads, the axis is split into segments whose partial pairs are combined. */
 #include "backend.h"
 #include "cpu_block.h"
+#include "cpu_kernels.h"
 #include "cpu_short.h"
 #include "keys.h"
 #include "status.h"
@@ -17,14 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ROW_BLOCK 2048 /* elements per block of the two-pass row scan */
-/* Rows of up to ROW_BLOCK elements keep the max of chunks of 256 bytes, at least SEARCH_CHUNK
- * elements, and search the chunk that holds the row's max; one-byte rows keep one max a row (a
- * chunk's max is a horizontal reduction, and 256-byte chunks lost a fifth of their speed). */
-#define MAX_CHUNK(T)                                                                               \
-    (sizeof(T) == 1                         ? ROW_BLOCK                                            \
-     : 256 / sizeof(T) > CLMAX_SEARCH_CHUNK ? 256 / sizeof(T)                                      \
-                                            : CLMAX_SEARCH_CHUNK)
 /* Rows prefetch and read in runs as cpu_block.h says; lanes that are whole rows (one sequential
  * stream) prefetch LANE_PREFETCH bytes on. */
 /* Strided axes: a unit takes LANE_BYTES of a row of lanes, so that each row is a long run for the
@@ -51,8 +44,6 @@
     for (uint64_t q_ = 0; q_ < 4; q_++)                                                            \
         for (uint64_t c_ = (l0) * (es); c_ < (l1) * (es); c_ += 64)                                \
     __builtin_prefetch((const char *)((r) + q_ * (inner)) + c_)
-#define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
-#define KEY_BUFFER 4096 /* keys of a group of tiny rows */
 /* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
  * lanes run whole, a group at a time (slices_*): [B, 80, 16] uint8 ran 4 times faster so, 40
  * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
@@ -87,13 +78,6 @@
 #define MAX_THREADS 256
 #define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
 
-/* The hot loops are compiled twice, for AVX2 and for the baseline, and picked at load time. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
-#define CLMAX_CPU_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define CLMAX_CPU_CLONES
-#endif
-
 /* The lanes (lanes_*, and the float lanes flanes_*) also in 512-bit vectors, where the CPU has
  * AVX-512BW and VL and the context allows it (CLMAX_CPU_AVX512): the key and the update of the
  * integer lanes are several vector operations an element, which made them compute-bound, and
@@ -124,8 +108,7 @@ typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int mo
 typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
                          int last, uint64_t *bk, uint64_t *bi, void *work);
 
-/* row_*: the winner of x[j0..j1) of one contiguous row (j1 > j0).
- * lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
+/* lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
  * x[j * inner + l]. */
 /* The lanes keep their running keys as signed integers, key ^ top bit, which order as the keys do
  * unsigned: AVX2 compares signed integers of every width in one operation but has no unsigned
@@ -133,73 +116,6 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
  * top bit cancels. */
 #define TOP_BIT(T) ((T)((T)1 << (8 * sizeof(T) - 1)))
 #define DEFINE_TYPE(name, raw_t, kkey_t, KEY, idx_t, lkey_t)                                       \
-    CLMAX_CPU_CLONES static void row_##name(const void *xv, uint64_t j0, uint64_t j1, int last,    \
-                                            int mode, uint64_t *bk_out, uint64_t *bi_out)          \
-    {                                                                                              \
-        const raw_t *x = xv;                                                                       \
-        kkey_t bk = 0;                                                                             \
-        uint64_t bi = j0;                                                                          \
-        int have = 0;                                                                              \
-        for (uint64_t b = j0; b < j1; b += ROW_BLOCK) {                                            \
-            uint64_t e = j1 - b < ROW_BLOCK ? j1 : b + ROW_BLOCK;                                  \
-            kkey_t m = block_##name(x, b, e, 1, ROW_RUN, mode);                                    \
-            if (have && !(m > bk || (last && m == bk))) continue;                                  \
-            bk = m;                                                                                \
-            bi = find_##name(x, b, e, m, last);                                                    \
-            have = 1;                                                                              \
-        }                                                                                          \
-        *bk_out = bk;                                                                              \
-        *bi_out = bi;                                                                              \
-    }                                                                                              \
-    /* Rows of at most ROW_BLOCK elements, a group of rows at a time. Short rows (n < TINY_ROW):   \
-     * the keys of the group go to a buffer in one vectorised loop, then each row is a branch-free \
-     * scan of its keys; a mispredicted search per row would cost more than the row. Longer rows:  \
-     * the vectorised max of the row, then the search for it. */                                   \
-    CLMAX_CPU_CLONES static void short_rows_##name(const void *xv, uint64_t rows, uint64_t n,      \
-                                                   int last, int64_t *out)                         \
-    {                                                                                              \
-        const raw_t *x = xv;                                                                       \
-        if (n < TINY_ROW) {                                                                        \
-            kkey_t kb[KEY_BUFFER];                                                                 \
-            uint64_t group = KEY_BUFFER / n;                                                       \
-            for (uint64_t r0 = 0; r0 < rows; r0 += group) {                                        \
-                uint64_t g = rows - r0 < group ? rows - r0 : group;                                \
-                const raw_t *b = x + r0 * n;                                                       \
-                for (uint64_t e = 0; e < g * n; e++)                                               \
-                    kb[e] = KEY(b[e]);                                                             \
-                for (uint64_t r = 0; r < g; r++) {                                                 \
-                    const kkey_t *k = kb + r * n;                                                  \
-                    kkey_t m = k[0];                                                               \
-                    uint32_t bi = 0;                                                               \
-                    for (uint32_t j = 1; j < (uint32_t)n; j++) {                                   \
-                        int up = last ? k[j] >= m : k[j] > m;                                      \
-                        m = up ? k[j] : m;                                                         \
-                        bi = up ? j : bi;                                                          \
-                    }                                                                              \
-                    out[r0 + r] = bi;                                                              \
-                }                                                                                  \
-            }                                                                                      \
-            return;                                                                                \
-        }                                                                                          \
-        for (uint64_t r = 0; r < rows; r++, x += n) {                                              \
-            /* The lines ROW_PREFETCH bytes on, a row's worth, before the row: the rows of the     \
-             * unit are one stream, which the hardware prefetcher alone follows too late. */       \
-            for (uint64_t c = 0; c < n * sizeof(raw_t); c += 64)                                   \
-                __builtin_prefetch((const char *)x + ROW_PREFETCH + c);                            \
-            /* The max of each chunk of SEARCH_CHUNK elements, and the first (last) chunk that     \
-             * holds the row's max: the search then reads that chunk alone, not half the row. */   \
-            kkey_t m = 0;                                                                          \
-            uint64_t bc = 0;                                                                       \
-            for (uint64_t c0 = 0; c0 < n; c0 += MAX_CHUNK(raw_t)) {                                \
-                uint64_t c1 = n - c0 < MAX_CHUNK(raw_t) ? n : c0 + MAX_CHUNK(raw_t);               \
-                kkey_t cm =                                                                        \
-                    block_##name(x, c0, c1, 0, ROW_BLOCK * sizeof(raw_t), CLMAX_BLOCK_KEYS);       \
-                if (c0 == 0 || cm > m || (last && cm == m)) m = cm, bc = c0;                       \
-            }                                                                                      \
-            uint64_t be = n - bc < MAX_CHUNK(raw_t) ? n : bc + MAX_CHUNK(raw_t);                   \
-            out[r] = (int64_t)find_##name(x, bc, be, m, last);                                     \
-        }                                                                                          \
-    }                                                                                              \
     /* Whole small slices [n, inner] (a strided axis with a short axis, such as [B, 7, 16]), a     \
      * group of slices at a time: their keys go to a buffer in one vectorised loop, then each      \
      * slice's lanes are a branch-free scan of its keys, the lanes side by side. The lanes code    \
@@ -316,58 +232,6 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
         lanes_body_##name(LANES_ARGS);                                                             \
     }                                                                                              \
     LANES_512(name)
-
-CLMAX_BLOCK_INT(u8, uint8_t, clmax_key_u8)
-CLMAX_BLOCK_INT(i8, uint8_t, clmax_key_i8)
-CLMAX_BLOCK_INT(u16, uint16_t, clmax_key_u16)
-CLMAX_BLOCK_INT(i16, uint16_t, clmax_key_i16)
-CLMAX_BLOCK_INT(u32, uint32_t, clmax_key_u32)
-CLMAX_BLOCK_INT(i32, uint32_t, clmax_key_i32)
-CLMAX_BLOCK_INT(u64, uint64_t, clmax_key_u64)
-CLMAX_BLOCK_INT(i64, uint64_t, clmax_key_i64)
-CLMAX_BLOCK_INT(u8_min, uint8_t, clmax_mkey_u8)
-CLMAX_BLOCK_INT(i8_min, uint8_t, clmax_mkey_i8)
-CLMAX_BLOCK_INT(u16_min, uint16_t, clmax_mkey_u16)
-CLMAX_BLOCK_INT(i16_min, uint16_t, clmax_mkey_i16)
-CLMAX_BLOCK_INT(u32_min, uint32_t, clmax_mkey_u32)
-CLMAX_BLOCK_INT(i32_min, uint32_t, clmax_mkey_i32)
-CLMAX_BLOCK_INT(u64_min, uint64_t, clmax_mkey_u64)
-CLMAX_BLOCK_INT(i64_min, uint64_t, clmax_mkey_i64)
-CLMAX_BLOCK_FLOAT(f16, 16, uint16_t, int16_t, 0x8000u, 0x7C00u, clmax_key_f16, 0)
-CLMAX_BLOCK_FLOAT(bf16, 16, uint16_t, int16_t, 0x8000u, 0x7F80u, clmax_key_bf16, 0)
-CLMAX_BLOCK_FLOAT(f32, 32, uint32_t, int32_t, 0x80000000u, 0x7F800000u, clmax_key_f32, 0)
-CLMAX_BLOCK_FLOAT(f64, 64, uint64_t, int64_t, 0x8000000000000000ull, 0x7FF0000000000000ull,
-                  clmax_key_f64, 0)
-CLMAX_BLOCK_FLOAT(f16_min, 16, uint16_t, int16_t, 0x8000u, 0x7C00u, clmax_mkey_f16, 1)
-CLMAX_BLOCK_FLOAT(bf16_min, 16, uint16_t, int16_t, 0x8000u, 0x7F80u, clmax_mkey_bf16, 1)
-CLMAX_BLOCK_FLOAT(f32_min, 32, uint32_t, int32_t, 0x80000000u, 0x7F800000u, clmax_mkey_f32, 1)
-CLMAX_BLOCK_FLOAT(f64_min, 64, uint64_t, int64_t, 0x8000000000000000ull, 0x7FF0000000000000ull,
-                  clmax_mkey_f64, 1)
-
-CLMAX_FIND_INT(u8, uint8_t, clmax_key_u8)
-CLMAX_FIND_INT(u8_min, uint8_t, clmax_mkey_u8)
-CLMAX_FIND_INT(i8, uint8_t, clmax_key_i8)
-CLMAX_FIND_INT(i8_min, uint8_t, clmax_mkey_i8)
-CLMAX_FIND_INT(u16, uint16_t, clmax_key_u16)
-CLMAX_FIND_INT(u16_min, uint16_t, clmax_mkey_u16)
-CLMAX_FIND_INT(i16, uint16_t, clmax_key_i16)
-CLMAX_FIND_INT(i16_min, uint16_t, clmax_mkey_i16)
-CLMAX_FIND_INT(u32, uint32_t, clmax_key_u32)
-CLMAX_FIND_INT(u32_min, uint32_t, clmax_mkey_u32)
-CLMAX_FIND_INT(i32, uint32_t, clmax_key_i32)
-CLMAX_FIND_INT(i32_min, uint32_t, clmax_mkey_i32)
-CLMAX_FIND_INT(u64, uint64_t, clmax_key_u64)
-CLMAX_FIND_INT(u64_min, uint64_t, clmax_mkey_u64)
-CLMAX_FIND_INT(i64, uint64_t, clmax_key_i64)
-CLMAX_FIND_INT(i64_min, uint64_t, clmax_mkey_i64)
-CLMAX_FIND_FLOAT(f16, uint16_t, 0x8000u, 0x7C00u, 0)
-CLMAX_FIND_FLOAT(f16_min, uint16_t, 0x8000u, 0x7C00u, 1)
-CLMAX_FIND_FLOAT(bf16, uint16_t, 0x8000u, 0x7F80u, 0)
-CLMAX_FIND_FLOAT(bf16_min, uint16_t, 0x8000u, 0x7F80u, 1)
-CLMAX_FIND_FLOAT(f32, uint32_t, 0x80000000u, 0x7F800000u, 0)
-CLMAX_FIND_FLOAT(f32_min, uint32_t, 0x80000000u, 0x7F800000u, 1)
-CLMAX_FIND_FLOAT(f64, uint64_t, 0x8000000000000000ull, 0x7FF0000000000000ull, 0)
-CLMAX_FIND_FLOAT(f64_min, uint64_t, 0x8000000000000000ull, 0x7FF0000000000000ull, 1)
 
 DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8, uint8_t, int8_t)
 DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8, uint8_t, int8_t)
@@ -584,11 +448,11 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
 {
     (void)wide;
 #define FNS(name)                                                                                  \
-    return min ? (type_fns){row_##name##_min, LANES_FN(name##_min), short_rows_##name##_min,       \
-                            slices_##name##_min, NULL}                                             \
+    return min ? (type_fns){clmax_cpu_row_##name##_min, LANES_FN(name##_min),                      \
+                            clmax_cpu_short_rows_##name##_min, slices_##name##_min, NULL}          \
                : (type_fns)                                                                        \
     {                                                                                              \
-        row_##name, LANES_FN(name), short_rows_##name, slices_##name, NULL                         \
+        clmax_cpu_row_##name, LANES_FN(name), clmax_cpu_short_rows_##name, slices_##name, NULL     \
     }
     switch (t) {
     case CLMAX_TYPE_UINT8:
@@ -610,9 +474,10 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
     case CLMAX_TYPE_FLOAT32:
 #if FLOAT_LANES
         if (min)
-            return (type_fns){row_f32_min, FP_LANES_FN(f32_min), short_rows_f32_min, slices_f32_min,
-                              NULL};
-        return (type_fns){row_f32, FP_LANES_FN(f32), short_rows_f32, slices_f32, NULL};
+            return (type_fns){clmax_cpu_row_f32_min, FP_LANES_FN(f32_min),
+                              clmax_cpu_short_rows_f32_min, slices_f32_min, NULL};
+        return (type_fns){clmax_cpu_row_f32, FP_LANES_FN(f32), clmax_cpu_short_rows_f32, slices_f32,
+                          NULL};
 #else
         FNS(f32);
 #endif
@@ -623,9 +488,10 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
     case CLMAX_TYPE_FLOAT64:
 #if FLOAT_LANES
         if (min)
-            return (type_fns){row_f64_min, FP_LANES_FN(f64_min), short_rows_f64_min, slices_f64_min,
-                              NULL};
-        return (type_fns){row_f64, FP_LANES_FN(f64), short_rows_f64, slices_f64, NULL};
+            return (type_fns){clmax_cpu_row_f64_min, FP_LANES_FN(f64_min),
+                              clmax_cpu_short_rows_f64_min, slices_f64_min, NULL};
+        return (type_fns){clmax_cpu_row_f64, FP_LANES_FN(f64), clmax_cpu_short_rows_f64, slices_f64,
+                          NULL};
 #else
         FNS(f64);
 #endif
