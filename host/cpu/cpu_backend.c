@@ -44,12 +44,6 @@
     for (uint64_t q_ = 0; q_ < 4; q_++)                                                            \
         for (uint64_t c_ = (l0) * (es); c_ < (l1) * (es); c_ += 64)                                \
     __builtin_prefetch((const char *)((r) + q_ * (inner)) + c_)
-/* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
- * lanes run whole, a group at a time (slices_*): [B, 80, 16] uint8 ran 4 times faster so, 40
- * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
- * (docs/PERFORMANCE.md). */
-#define SLICE_ELEMS 4096
-#define SLICE_INNER 32
 /* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
  * [B, 3, 16] float32 49 -> 36 ms. Smaller shares lost more to the copy than they saved (uint8
@@ -116,39 +110,6 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
  * top bit cancels. */
 #define TOP_BIT(T) ((T)((T)1 << (8 * sizeof(T) - 1)))
 #define DEFINE_TYPE(name, raw_t, kkey_t, KEY, idx_t, lkey_t)                                       \
-    /* Whole small slices [n, inner] (a strided axis with a short axis, such as [B, 7, 16]), a     \
-     * group of slices at a time: their keys go to a buffer in one vectorised loop, then each      \
-     * slice's lanes are a branch-free scan of its keys, the lanes side by side. The lanes code    \
-     * pays a call and its state per slice, several times such a slice's own work. */              \
-    CLMAX_CPU_CLONES static void slices_##name(const void *xv, uint64_t rows, uint64_t n,          \
-                                               uint64_t inner, int last, int64_t *out)             \
-    {                                                                                              \
-        const raw_t *x = xv;                                                                       \
-        kkey_t kb[KEY_BUFFER], m[SLICE_INNER];                                                     \
-        uint32_t bi[SLICE_INNER];                                                                  \
-        uint64_t sl = n * inner, group = KEY_BUFFER / sl;                                          \
-        for (uint64_t r0 = 0; r0 < rows; r0 += group) {                                            \
-            uint64_t g = rows - r0 < group ? rows - r0 : group;                                    \
-            const raw_t *b = x + r0 * sl;                                                          \
-            for (uint64_t e = 0; e < g * sl; e++)                                                  \
-                kb[e] = KEY(b[e]);                                                                 \
-            for (uint64_t r = 0; r < g; r++) {                                                     \
-                const kkey_t *k = kb + r * sl;                                                     \
-                for (uint64_t l = 0; l < inner; l++)                                               \
-                    m[l] = k[l], bi[l] = 0;                                                        \
-                for (uint32_t j = 1; j < (uint32_t)n; j++) {                                       \
-                    const kkey_t *kj = k + j * inner;                                              \
-                    for (uint64_t l = 0; l < inner; l++) {                                         \
-                        int up = last ? kj[l] >= m[l] : kj[l] > m[l];                              \
-                        m[l] = up ? kj[l] : m[l];                                                  \
-                        bi[l] = up ? j : bi[l];                                                    \
-                    }                                                                              \
-                }                                                                                  \
-                for (uint64_t l = 0; l < inner; l++)                                               \
-                    out[(r0 + r) * inner + l] = bi[l];                                             \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
     static inline lkey_t lane_key_##name(raw_t v)                                                  \
     {                                                                                              \
         return (lkey_t)(KEY(v) ^ TOP_BIT(kkey_t));                                                 \
@@ -449,10 +410,12 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
     (void)wide;
 #define FNS(name)                                                                                  \
     return min ? (type_fns){clmax_cpu_row_##name##_min, LANES_FN(name##_min),                      \
-                            clmax_cpu_short_rows_##name##_min, slices_##name##_min, NULL}          \
+                            clmax_cpu_short_rows_##name##_min, clmax_cpu_slices_##name##_min,      \
+                            NULL}                                                                  \
                : (type_fns)                                                                        \
     {                                                                                              \
-        clmax_cpu_row_##name, LANES_FN(name), clmax_cpu_short_rows_##name, slices_##name, NULL     \
+        clmax_cpu_row_##name, LANES_FN(name), clmax_cpu_short_rows_##name,                         \
+            clmax_cpu_slices_##name, NULL                                                          \
     }
     switch (t) {
     case CLMAX_TYPE_UINT8:
@@ -475,9 +438,9 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
 #if FLOAT_LANES
         if (min)
             return (type_fns){clmax_cpu_row_f32_min, FP_LANES_FN(f32_min),
-                              clmax_cpu_short_rows_f32_min, slices_f32_min, NULL};
-        return (type_fns){clmax_cpu_row_f32, FP_LANES_FN(f32), clmax_cpu_short_rows_f32, slices_f32,
-                          NULL};
+                              clmax_cpu_short_rows_f32_min, clmax_cpu_slices_f32_min, NULL};
+        return (type_fns){clmax_cpu_row_f32, FP_LANES_FN(f32), clmax_cpu_short_rows_f32,
+                          clmax_cpu_slices_f32, NULL};
 #else
         FNS(f32);
 #endif
@@ -489,9 +452,9 @@ static type_fns pick_fns(clmax_type t, int min, int wide)
 #if FLOAT_LANES
         if (min)
             return (type_fns){clmax_cpu_row_f64_min, FP_LANES_FN(f64_min),
-                              clmax_cpu_short_rows_f64_min, slices_f64_min, NULL};
-        return (type_fns){clmax_cpu_row_f64, FP_LANES_FN(f64), clmax_cpu_short_rows_f64, slices_f64,
-                          NULL};
+                              clmax_cpu_short_rows_f64_min, clmax_cpu_slices_f64_min, NULL};
+        return (type_fns){clmax_cpu_row_f64, FP_LANES_FN(f64), clmax_cpu_short_rows_f64,
+                          clmax_cpu_slices_f64, NULL};
 #else
         FNS(f64);
 #endif

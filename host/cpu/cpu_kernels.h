@@ -1,6 +1,7 @@
 /* The CPU path's kernels, a family to a file, each family a template instantiated for every type
  * (cpu_types.inc), and what they share with the planner (cpu_backend.c):
  *   cpu_rows.c   (cpu_rows.inc)    row_*, short_rows_*: contiguous rows (inner == 1)
+ *   cpu_slices.c (cpu_slices.inc)  slices_*: whole small slices of one-byte lanes
  * Each kernel of a type is clmax_cpu_<family>_<type>, the type u8 ... f64 (ArgMax) or
  * u8_min ... f64_min (ArgMin). */
 #ifndef CLMAX_CPU_KERNELS_H
@@ -14,6 +15,12 @@
 #define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
 #define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
 #define KEY_BUFFER 4096 /* keys of a group of tiny rows */
+/* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
+ * lanes run whole, a group at a time (slices_*): [B, 80, 16] uint8 ran 4 times faster so, 40
+ * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
+ * (docs/PERFORMANCE.md). */
+#define SLICE_ELEMS 4096
+#define SLICE_INNER 32
 
 /* The hot loops are compiled twice, for AVX2 and for the baseline, and picked at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
