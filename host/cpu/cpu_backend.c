@@ -18,8 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Rows prefetch and read in runs as cpu_block.h says; lanes that are whole rows (one sequential
- * stream) prefetch LANE_PREFETCH bytes on. */
 /* Strided axes: a unit takes LANE_BYTES of a row of lanes, so that each row is a long run for the
  * hardware prefetcher, but at most LANE_COUNT lanes (their state is 32 bytes a lane): 65536
  * one-byte lanes ran at half the speed. */
@@ -30,20 +28,6 @@
 #define LANE_COUNT 16384
 #endif
 #define STACK_LANES 256 /* lane blocks up to this size keep their state on the stack */
-#ifndef LANE_PREFETCH
-#define LANE_PREFETCH 16384
-#endif
-/* Integer lanes of a stream prefetch LANE_PF_CHUNK bytes of each of the four rows at a time, before
- * those lanes: spread over the step, not in a run before it (the float lanes, whose vectorised
- * loop lost to the chunks, keep the run; docs/PERFORMANCE.md). */
-#ifndef LANE_PF_CHUNK
-#define LANE_PF_CHUNK 64
-#endif
-/* Prefetch of lanes [l0, l1) of the four rows from r (rows inner elements apart, es bytes each). */
-#define LANE_PF(r, inner, l0, l1, es)                                                              \
-    for (uint64_t q_ = 0; q_ < 4; q_++)                                                            \
-        for (uint64_t c_ = (l0) * (es); c_ < (l1) * (es); c_ += 64)                                \
-    __builtin_prefetch((const char *)((r) + q_ * (inner)) + c_)
 /* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
  * [B, 3, 16] float32 49 -> 36 ms. Smaller shares lost more to the copy than they saved (uint8
@@ -53,14 +37,6 @@
 #define STREAM_OUT_MIN (8u << 20)
 #define OUT_CHUNK 512
 
-/* The running pair (b, i) of a lane takes key k at relative index jr if it replaces it. */
-#define LANE_UPDATE(k, jr)                                                                         \
-    do {                                                                                           \
-        __typeof__(b) k_ = (k);                                                                    \
-        int up_ = last ? k_ >= b : k_ > b;                                                         \
-        b = up_ ? k_ : b;                                                                          \
-        i = up_ ? (jr) : i;                                                                        \
-    } while (0)
 /* Bytes per unit: UNIT_BYTES, or less where that leaves fewer than UNIT_SHARE units a thread,
  * down to UNIT_BYTES_MIN. Threads take units in turn, so each reads runs of a unit with the other
  * threads' runs between: long units keep each thread's stream long enough for the prefetchers. */
@@ -72,152 +48,11 @@
 #define MAX_THREADS 256
 #define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
 
-/* The lanes (lanes_*, and the float lanes flanes_*) also in 512-bit vectors, where the CPU has
- * AVX-512BW and VL and the context allows it (CLMAX_CPU_AVX512): the key and the update of the
- * integer lanes are several vector operations an element, which made them compute-bound, and
- * 512-bit vectors take twice the lanes an operation, with masks instead of blends.
- * GCC's target_clones cannot ask for 512-bit vectors (its AVX-512 clones prefer 256), so the
- * variant is a function of its own, picked in pick_fns. The row scans stay in 256-bit vectors,
- * which ran them faster. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
-#define CLMAX_LANES_512 1
-#define LANES_512_TARGET                                                                           \
-    __attribute__((target("avx512f,avx512bw,avx512vl,avx2,prefer-vector-width=512")))
-#define LANES_512(name)                                                                            \
-    LANES_512_TARGET static void lanes512_##name(LANES_PARAMS)                                     \
-    {                                                                                              \
-        lanes_body_##name(LANES_ARGS);                                                             \
-    }
-#else
-#define CLMAX_LANES_512 0
-#define LANES_512(name)
-#endif
-#define LANES_PARAMS                                                                               \
-    const void *xv, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, int last,            \
-        uint64_t *bk_out, uint64_t *bi_out, void *work
-#define LANES_ARGS xv, inner, lanes, j0, j1, last, bk_out, bi_out, work
-
 typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int mode, uint64_t *bk,
                        uint64_t *bi);
 typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
                          int last, uint64_t *bk, uint64_t *bi, void *work);
 
-/* lanes_*: the winners of `lanes` adjacent lanes over j in [j0, j1), element (j, l) at
- * x[j * inner + l]. */
-/* The lanes keep their running keys as signed integers, key ^ top bit, which order as the keys do
- * unsigned: AVX2 compares signed integers of every width in one operation but has no unsigned
- * compare (an unsigned 64-bit one took two more), and for signed types the key's own flip of the
- * top bit cancels. */
-#define TOP_BIT(T) ((T)((T)1 << (8 * sizeof(T) - 1)))
-#define DEFINE_TYPE(name, raw_t, kkey_t, KEY, idx_t, lkey_t)                                       \
-    static inline lkey_t lane_key_##name(raw_t v)                                                  \
-    {                                                                                              \
-        return (lkey_t)(KEY(v) ^ TOP_BIT(kkey_t));                                                 \
-    }                                                                                              \
-    /* One pass of rows [j0 + 1, j1) over the lanes, CMP being > (first index) or >= (last).       \
-     * Four rows a step, so each lane's pair is loaded and stored once per four rows. */           \
-    static inline __attribute__((always_inline)) void lanes_scan_##name(                           \
-        const raw_t *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, lkey_t *bk,      \
-        idx_t *bi, int last)                                                                       \
-    {                                                                                              \
-        uint64_t j = j0 + 1;                                                                       \
-        uint64_t run = lanes * sizeof(raw_t), ahead = LANE_PREFETCH / run;                         \
-        for (; j + 4 <= j1; j += 4) {                                                              \
-            const raw_t *r0 = x + j * inner, *r1 = r0 + inner, *r2 = r1 + inner, *r3 = r2 + inner; \
-            idx_t jr = (idx_t)(j - j0);                                                            \
-            /* One sequential stream (the lanes are whole rows): prefetch `ahead` rows on, a       \
-             * chunk of lanes at a time. Blocks of longer rows are left to the hardware            \
-             * prefetcher, which does better there. */                                             \
-            int pf = inner == lanes && j + ahead + 4 <= j1;                                        \
-            uint64_t chunk = pf ? LANE_PF_CHUNK / sizeof(raw_t) : lanes;                           \
-            for (uint64_t l0 = 0; l0 < lanes; l0 += chunk) {                                       \
-                uint64_t l1 = lanes - l0 < chunk ? lanes : l0 + chunk;                             \
-                if (pf) LANE_PF(x + (j + ahead) * inner, inner, l0, l1, sizeof(raw_t));            \
-                for (uint64_t l = l0; l < l1; l++) {                                               \
-                    lkey_t b = bk[l];                                                              \
-                    idx_t i = bi[l];                                                               \
-                    LANE_UPDATE(lane_key_##name(r0[l]), jr);                                       \
-                    LANE_UPDATE(lane_key_##name(r1[l]), (idx_t)(jr + 1));                          \
-                    LANE_UPDATE(lane_key_##name(r2[l]), (idx_t)(jr + 2));                          \
-                    LANE_UPDATE(lane_key_##name(r3[l]), (idx_t)(jr + 3));                          \
-                    bk[l] = b;                                                                     \
-                    bi[l] = i;                                                                     \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-        for (; j < j1; j++) {                                                                      \
-            const raw_t *r = x + j * inner;                                                        \
-            idx_t jr = (idx_t)(j - j0);                                                            \
-            for (uint64_t l = 0; l < lanes; l++) {                                                 \
-                lkey_t b = bk[l];                                                                  \
-                idx_t i = bi[l];                                                                   \
-                LANE_UPDATE(lane_key_##name(r[l]), jr);                                            \
-                bk[l] = b;                                                                         \
-                bi[l] = i;                                                                         \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    /* The running pairs keep their index in idx_t, relative to a stretch of at most 2^bits rows:  \
-     * as wide as the key for 8- and 16-bit keys, so that the vectorised update needs no widening  \
-     * of its compare masks. Each stretch is merged into the segment's pairs. */                   \
-    static inline __attribute__((always_inline)) void lanes_body_##name(                           \
-        const void *xv, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, int last,        \
-        uint64_t *bk_out, uint64_t *bi_out, void *work)                                            \
-    {                                                                                              \
-        const raw_t *x = xv;                                                                       \
-        lkey_t *bk = work; /* work: 16 bytes per lane */                                           \
-        idx_t *bi = (idx_t *)(void *)((char *)work + 8 * lanes);                                   \
-        const uint64_t stretch = sizeof(idx_t) < 4 ? (uint64_t)1 << (8 * sizeof(idx_t)) : j1 - j0; \
-        for (uint64_t s0 = j0; s0 < j1; s0 += stretch) {                                           \
-            uint64_t s1 = j1 - s0 < stretch ? j1 : s0 + stretch;                                   \
-            for (uint64_t l = 0; l < lanes; l++) {                                                 \
-                bk[l] = lane_key_##name(x[s0 * inner + l]);                                        \
-                bi[l] = 0;                                                                         \
-            }                                                                                      \
-            if (last)                                                                              \
-                lanes_scan_##name(x, inner, lanes, s0, s1, bk, bi, 1);                             \
-            else                                                                                   \
-                lanes_scan_##name(x, inner, lanes, s0, s1, bk, bi, 0);                             \
-            for (uint64_t l = 0; l < lanes; l++) {                                                 \
-                /* stretches come in index order: ">" keeps the first, ">=" the last */            \
-                kkey_t k = (kkey_t)((kkey_t)bk[l] ^ TOP_BIT(kkey_t));                              \
-                if (s0 == j0 || k > bk_out[l] || (last && k == bk_out[l])) {                       \
-                    bk_out[l] = k;                                                                 \
-                    bi_out[l] = s0 + bi[l];                                                        \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    CLMAX_CPU_CLONES static void lanes_##name(LANES_PARAMS)                                        \
-    {                                                                                              \
-        lanes_body_##name(LANES_ARGS);                                                             \
-    }                                                                                              \
-    LANES_512(name)
-
-DEFINE_TYPE(u8, uint8_t, uint8_t, clmax_key_u8, uint8_t, int8_t)
-DEFINE_TYPE(i8, uint8_t, uint8_t, clmax_key_i8, uint8_t, int8_t)
-DEFINE_TYPE(u16, uint16_t, uint16_t, clmax_key_u16, uint16_t, int16_t)
-DEFINE_TYPE(i16, uint16_t, uint16_t, clmax_key_i16, uint16_t, int16_t)
-DEFINE_TYPE(f16, uint16_t, uint16_t, clmax_key_f16, uint16_t, int16_t)
-DEFINE_TYPE(bf16, uint16_t, uint16_t, clmax_key_bf16, uint16_t, int16_t)
-DEFINE_TYPE(u32, uint32_t, uint32_t, clmax_key_u32, uint32_t, int32_t)
-DEFINE_TYPE(i32, uint32_t, uint32_t, clmax_key_i32, uint32_t, int32_t)
-DEFINE_TYPE(f32, uint32_t, uint32_t, clmax_key_f32, uint32_t, int32_t)
-DEFINE_TYPE(u64, uint64_t, uint64_t, clmax_key_u64, uint32_t, int64_t)
-DEFINE_TYPE(i64, uint64_t, uint64_t, clmax_key_i64, uint32_t, int64_t)
-DEFINE_TYPE(f64, uint64_t, uint64_t, clmax_key_f64, uint32_t, int64_t)
-DEFINE_TYPE(u8_min, uint8_t, uint8_t, clmax_mkey_u8, uint8_t, int8_t)
-DEFINE_TYPE(i8_min, uint8_t, uint8_t, clmax_mkey_i8, uint8_t, int8_t)
-DEFINE_TYPE(u16_min, uint16_t, uint16_t, clmax_mkey_u16, uint16_t, int16_t)
-DEFINE_TYPE(i16_min, uint16_t, uint16_t, clmax_mkey_i16, uint16_t, int16_t)
-DEFINE_TYPE(f16_min, uint16_t, uint16_t, clmax_mkey_f16, uint16_t, int16_t)
-DEFINE_TYPE(bf16_min, uint16_t, uint16_t, clmax_mkey_bf16, uint16_t, int16_t)
-DEFINE_TYPE(u32_min, uint32_t, uint32_t, clmax_mkey_u32, uint32_t, int32_t)
-DEFINE_TYPE(i32_min, uint32_t, uint32_t, clmax_mkey_i32, uint32_t, int32_t)
-DEFINE_TYPE(f32_min, uint32_t, uint32_t, clmax_mkey_f32, uint32_t, int32_t)
-DEFINE_TYPE(u64_min, uint64_t, uint64_t, clmax_mkey_u64, uint32_t, int64_t)
-DEFINE_TYPE(i64_min, uint64_t, uint64_t, clmax_mkey_i64, uint32_t, int64_t)
-DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
 
 /* float32 and float64 lanes by the CPU's own float compares, in the MXCSR mode where those order
  * values as the keys do (cpu_short.h: denormals by value, no trap). A compare finds +0 and -0
@@ -307,7 +142,7 @@ DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
     }                                                                                              \
     static void lanes_fp_##name(LANES_PARAMS)                                                      \
     {                                                                                              \
-        LANES_FP(flanes_##name, lanes_##name);                                                     \
+        LANES_FP(flanes_##name, clmax_cpu_lanes_##name);                                           \
     }                                                                                              \
     FLANES_512(name)
 /* The float lanes, then the key scan if they met a NaN or the float mode is not the default. */
@@ -330,7 +165,7 @@ DEFINE_TYPE(f64_min, uint64_t, uint64_t, clmax_mkey_f64, uint32_t, int64_t)
     }                                                                                              \
     static void lanes_fp512_##name(LANES_PARAMS)                                                   \
     {                                                                                              \
-        LANES_FP(flanes512_##name, lanes512_##name);                                               \
+        LANES_FP(flanes512_##name, clmax_cpu_lanes512_##name);                                     \
     }
 #define FP_LANES_FN(name) (wide ? lanes_fp512_##name : lanes_fp_##name)
 #else
@@ -399,9 +234,9 @@ static uint64_t cpu_l2_bytes(void)
 }
 
 #if CLMAX_LANES_512
-#define LANES_FN(name) (wide ? lanes512_##name : lanes_##name)
+#define LANES_FN(name) (wide ? clmax_cpu_lanes512_##name : clmax_cpu_lanes_##name)
 #else
-#define LANES_FN(name) lanes_##name
+#define LANES_FN(name) clmax_cpu_lanes_##name
 #endif
 
 /* wide: the 512-bit lanes where they exist. */

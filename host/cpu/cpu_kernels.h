@@ -2,6 +2,7 @@
  * (cpu_types.inc), and what they share with the planner (cpu_backend.c):
  *   cpu_rows.c   (cpu_rows.inc)    row_*, short_rows_*: contiguous rows (inner == 1)
  *   cpu_slices.c (cpu_slices.inc)  slices_*: whole small slices of one-byte lanes
+ *   cpu_lanes.c  (cpu_lanes.inc)   lanes_*, lanes512_*: strided axes, by integer keys
  * Each kernel of a type is clmax_cpu_<family>_<type>, the type u8 ... f64 (ArgMax) or
  * u8_min ... f64_min (ArgMin). */
 #ifndef CLMAX_CPU_KERNELS_H
@@ -12,7 +13,17 @@
 
 #include <stdint.h>
 
-#define ROW_BLOCK 2048  /* elements per block of the two-pass row scan */
+#define ROW_BLOCK 2048 /* elements per block of the two-pass row scan */
+/* Rows prefetch and read in runs as cpu_block.h says; lanes that are whole rows (one sequential
+ * stream) prefetch LANE_PREFETCH bytes on. */
+#ifndef LANE_PREFETCH
+#define LANE_PREFETCH 16384
+#endif
+/* Prefetch of lanes [l0, l1) of the four rows from r (rows inner elements apart, es bytes each). */
+#define LANE_PF(r, inner, l0, l1, es)                                                              \
+    for (uint64_t q_ = 0; q_ < 4; q_++)                                                            \
+        for (uint64_t c_ = (l0) * (es); c_ < (l1) * (es); c_ += 64)                                \
+    __builtin_prefetch((const char *)((r) + q_ * (inner)) + c_)
 #define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
 #define KEY_BUFFER 4096 /* keys of a group of tiny rows */
 /* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
@@ -28,6 +39,25 @@
 #else
 #define CLMAX_CPU_CLONES
 #endif
+
+/* The lanes (lanes_*, and the float lanes flanes_*) also in 512-bit vectors, where the CPU has
+ * AVX-512BW and VL and the context allows it (CLMAX_CPU_AVX512): the key and the update of the
+ * integer lanes are several vector operations an element, which made them compute-bound, and
+ * 512-bit vectors take twice the lanes an operation, with masks instead of blends.
+ * GCC's target_clones cannot ask for 512-bit vectors (its AVX-512 clones prefer 256), so the
+ * variant is a function of its own, picked in pick_fns (cpu_backend.c). The row scans stay in
+ * 256-bit vectors, which ran them faster. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
+#define CLMAX_LANES_512 1
+#define LANES_512_TARGET                                                                           \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx2,prefer-vector-width=512")))
+#else
+#define CLMAX_LANES_512 0
+#endif
+#define LANES_PARAMS                                                                               \
+    const void *xv, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, int last,            \
+        uint64_t *bk_out, uint64_t *bi_out, void *work
+#define LANES_ARGS xv, inner, lanes, j0, j1, last, bk_out, bi_out, work
 
 /* In a template, the name prefix ## type: CLMAX_T_FN(clmax_cpu_lanes_) is clmax_cpu_lanes_u8 where
  * CLMAX_T_NAME is u8. */
