@@ -3,6 +3,8 @@
  *   cpu_rows.c   (cpu_rows.inc)    row_*, short_rows_*: contiguous rows (inner == 1)
  *   cpu_slices.c (cpu_slices.inc)  slices_*: whole small slices of one-byte lanes
  *   cpu_lanes.c  (cpu_lanes.inc)   lanes_*, lanes512_*: strided axes, by integer keys
+ *   cpu_flanes.c (cpu_flanes.inc)  flanes_*, lanes_fp_*: float32 / float64 strided axes, by float
+ *                                  compares, falling back to lanes_*
  * Each kernel of a type is clmax_cpu_<family>_<type>, the type u8 ... f64 (ArgMax) or
  * u8_min ... f64_min (ArgMin). */
 #ifndef CLMAX_CPU_KERNELS_H
@@ -59,6 +61,14 @@
         uint64_t *bk_out, uint64_t *bi_out, void *work
 #define LANES_ARGS xv, inner, lanes, j0, j1, last, bk_out, bi_out, work
 
+/* float32 and float64 lanes by the CPU's own float compares (cpu_flanes.c) where SSE does the
+ * float math. */
+#if defined(__x86_64__) && defined(__SSE2_MATH__)
+#define FLOAT_LANES 1
+#else
+#define FLOAT_LANES 0
+#endif
+
 /* In a template, the name prefix ## type: CLMAX_T_FN(clmax_cpu_lanes_) is clmax_cpu_lanes_u8 where
  * CLMAX_T_NAME is u8. */
 #define CLMAX_T_PASTE_(a, b) a##b
@@ -69,5 +79,17 @@
 #define CLMAX_TEMPLATE "cpu_kernels_decl.inc"
 #include "cpu_types.inc"
 #undef CLMAX_TEMPLATE
+#if FLOAT_LANES
+void clmax_cpu_lanes_fp_f32(LANES_PARAMS);
+void clmax_cpu_lanes_fp_f64(LANES_PARAMS);
+void clmax_cpu_lanes_fp_f32_min(LANES_PARAMS);
+void clmax_cpu_lanes_fp_f64_min(LANES_PARAMS);
+#if CLMAX_LANES_512
+void clmax_cpu_lanes_fp512_f32(LANES_PARAMS);
+void clmax_cpu_lanes_fp512_f64(LANES_PARAMS);
+void clmax_cpu_lanes_fp512_f32_min(LANES_PARAMS);
+void clmax_cpu_lanes_fp512_f64_min(LANES_PARAMS);
+#endif
+#endif
 
 #endif
