@@ -48,30 +48,6 @@
 #define MAX_THREADS 256
 #define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
 
-typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int mode, uint64_t *bk,
-                       uint64_t *bi);
-typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
-                         int last, uint64_t *bk, uint64_t *bi, void *work);
-
-#if FLOAT_LANES
-#if CLMAX_LANES_512
-#define FP_LANES_FN(name) (wide ? clmax_cpu_lanes_fp512_##name : clmax_cpu_lanes_fp_##name)
-#else
-#define FP_LANES_FN(name) clmax_cpu_lanes_fp_##name
-#endif
-#endif
-
-typedef void (*slices_fn)(const void *x, uint64_t rows, uint64_t n, uint64_t inner, int last,
-                          int64_t *out);
-
-typedef struct type_fns {
-    row_fn row;
-    lanes_fn lanes;
-    clmax_short_rows_fn short_rows;
-    slices_fn slices;
-    clmax_short_simd_fn short_simd; /* rows of n <= CLMAX_SHORT_MAX_N with AVX2, or NULL */
-} type_fns;
-
 /* Whether this CPU runs the 512-bit lanes (AVX-512BW and VL, as the kernel reports them). */
 static int cpu_has_lanes512(void)
 {
@@ -104,71 +80,6 @@ static uint64_t cpu_l2_bytes(void)
         atomic_store_explicit(&known, k, memory_order_relaxed);
     }
     return (uint64_t)k;
-}
-
-#if CLMAX_LANES_512
-#define LANES_FN(name) (wide ? clmax_cpu_lanes512_##name : clmax_cpu_lanes_##name)
-#else
-#define LANES_FN(name) clmax_cpu_lanes_##name
-#endif
-
-/* wide: the 512-bit lanes where they exist. */
-static type_fns pick_fns(clmax_type t, int min, int wide)
-{
-    (void)wide;
-#define FNS(name)                                                                                  \
-    return min ? (type_fns){clmax_cpu_row_##name##_min, LANES_FN(name##_min),                      \
-                            clmax_cpu_short_rows_##name##_min, clmax_cpu_slices_##name##_min,      \
-                            NULL}                                                                  \
-               : (type_fns)                                                                        \
-    {                                                                                              \
-        clmax_cpu_row_##name, LANES_FN(name), clmax_cpu_short_rows_##name,                         \
-            clmax_cpu_slices_##name, NULL                                                          \
-    }
-    switch (t) {
-    case CLMAX_TYPE_UINT8:
-        FNS(u8);
-    case CLMAX_TYPE_INT8:
-        FNS(i8);
-    case CLMAX_TYPE_UINT16:
-        FNS(u16);
-    case CLMAX_TYPE_INT16:
-        FNS(i16);
-    case CLMAX_TYPE_FLOAT16:
-        FNS(f16);
-    case CLMAX_TYPE_BFLOAT16:
-        FNS(bf16);
-    case CLMAX_TYPE_UINT32:
-        FNS(u32);
-    case CLMAX_TYPE_INT32:
-        FNS(i32);
-    case CLMAX_TYPE_FLOAT32:
-#if FLOAT_LANES
-        if (min)
-            return (type_fns){clmax_cpu_row_f32_min, FP_LANES_FN(f32_min),
-                              clmax_cpu_short_rows_f32_min, clmax_cpu_slices_f32_min, NULL};
-        return (type_fns){clmax_cpu_row_f32, FP_LANES_FN(f32), clmax_cpu_short_rows_f32,
-                          clmax_cpu_slices_f32, NULL};
-#else
-        FNS(f32);
-#endif
-    case CLMAX_TYPE_UINT64:
-        FNS(u64);
-    case CLMAX_TYPE_INT64:
-        FNS(i64);
-    case CLMAX_TYPE_FLOAT64:
-#if FLOAT_LANES
-        if (min)
-            return (type_fns){clmax_cpu_row_f64_min, FP_LANES_FN(f64_min),
-                              clmax_cpu_short_rows_f64_min, clmax_cpu_slices_f64_min, NULL};
-        return (type_fns){clmax_cpu_row_f64, FP_LANES_FN(f64), clmax_cpu_short_rows_f64,
-                          clmax_cpu_slices_f64, NULL};
-#else
-        FNS(f64);
-#endif
-    }
-#undef FNS
-    return (type_fns){NULL, NULL, NULL, NULL, NULL};
 }
 
 typedef struct job {
@@ -295,7 +206,7 @@ clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const 
     jb.x = x;
     jb.idx = idx;
     const int wide = !ctx->cpu_avx512_off && cpu_has_lanes512();
-    jb.fn = pick_fns(p->type, p->min, wide);
+    jb.fn = clmax_cpu_kernels(p->type, p->min, wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);

@@ -5,6 +5,7 @@
  *   cpu_lanes.c  (cpu_lanes.inc)   lanes_*, lanes512_*: strided axes, by integer keys
  *   cpu_flanes.c (cpu_flanes.inc)  flanes_*, lanes_fp_*: float32 / float64 strided axes, by float
  *                                  compares, falling back to lanes_*
+ *   cpu_kernels.c                  clmax_cpu_kernels: a type's functions
  * Each kernel of a type is clmax_cpu_<family>_<type>, the type u8 ... f64 (ArgMax) or
  * u8_min ... f64_min (ArgMin). */
 #ifndef CLMAX_CPU_KERNELS_H
@@ -47,7 +48,7 @@
  * integer lanes are several vector operations an element, which made them compute-bound, and
  * 512-bit vectors take twice the lanes an operation, with masks instead of blends.
  * GCC's target_clones cannot ask for 512-bit vectors (its AVX-512 clones prefer 256), so the
- * variant is a function of its own, picked in pick_fns (cpu_backend.c). The row scans stay in
+ * variant is a function of its own, picked in clmax_cpu_kernels. The row scans stay in
  * 256-bit vectors, which ran them faster. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
 #define CLMAX_LANES_512 1
@@ -68,6 +69,25 @@
 #else
 #define FLOAT_LANES 0
 #endif
+
+typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int mode, uint64_t *bk,
+                       uint64_t *bi);
+typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
+                         int last, uint64_t *bk, uint64_t *bi, void *work);
+typedef void (*slices_fn)(const void *x, uint64_t rows, uint64_t n, uint64_t inner, int last,
+                          int64_t *out);
+
+typedef struct type_fns {
+    row_fn row;
+    lanes_fn lanes;
+    clmax_short_rows_fn short_rows;
+    slices_fn slices;
+    clmax_short_simd_fn short_simd; /* rows of n <= CLMAX_SHORT_MAX_N with AVX2, or NULL */
+} type_fns;
+
+/* The kernels of type t, ArgMin with min; wide: the 512-bit lanes where they exist. short_simd is
+ * NULL (the caller asks clmax_cpu_short_simd); all NULL for a type without code. */
+type_fns clmax_cpu_kernels(clmax_type t, int min, int wide);
 
 /* In a template, the name prefix ## type: CLMAX_T_FN(clmax_cpu_lanes_) is clmax_cpu_lanes_u8 where
  * CLMAX_T_NAME is u8. */
