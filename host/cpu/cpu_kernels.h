@@ -39,8 +39,14 @@
 /* The hot loops are compiled twice, for AVX2 and for the baseline, and picked at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
 #define CLMAX_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+/* GCC gives such a function, if not static, and its resolver default visibility whatever
+ * -fvisibility and its declaration say: CLMAX_CPU_HIDE(fn) after it keeps both out of the shared
+ * library's exports. */
+#define CLMAX_CPU_HIDE(fn)                                                                         \
+    __asm__(".hidden " CLMAX_T_STR(fn) "\n\t.hidden " CLMAX_T_STR(fn) ".resolver");
 #else
 #define CLMAX_CPU_CLONES
+#define CLMAX_CPU_HIDE(fn)
 #endif
 
 /* The lanes (lanes_*, and the float lanes flanes_*) also in 512-bit vectors, where the CPU has
@@ -94,21 +100,26 @@ type_fns clmax_cpu_kernels(clmax_type t, int min, int wide);
 #define CLMAX_T_PASTE_(a, b) a##b
 #define CLMAX_T_PASTE(a, b) CLMAX_T_PASTE_(a, b)
 #define CLMAX_T_FN(prefix) CLMAX_T_PASTE(prefix, CLMAX_T_NAME)
+#define CLMAX_T_STR_(x) #x
+#define CLMAX_T_STR(x) CLMAX_T_STR_(x) /* x expanded, as a string */
+
+/* The kernels' functions are the library's own (CLMAX_CPU_HIDE: those with clones). */
+#define CLMAX_CPU_KERNEL __attribute__((visibility("hidden")))
 
 /* Every type's kernels, declared (cpu_kernels_decl.inc) for each type of cpu_types.inc. */
 #define CLMAX_TEMPLATE "cpu_kernels_decl.inc"
 #include "cpu_types.inc"
 #undef CLMAX_TEMPLATE
 #if FLOAT_LANES
-void clmax_cpu_lanes_fp_f32(LANES_PARAMS);
-void clmax_cpu_lanes_fp_f64(LANES_PARAMS);
-void clmax_cpu_lanes_fp_f32_min(LANES_PARAMS);
-void clmax_cpu_lanes_fp_f64_min(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f32(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f64(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f32_min(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f64_min(LANES_PARAMS);
 #if CLMAX_LANES_512
-void clmax_cpu_lanes_fp512_f32(LANES_PARAMS);
-void clmax_cpu_lanes_fp512_f64(LANES_PARAMS);
-void clmax_cpu_lanes_fp512_f32_min(LANES_PARAMS);
-void clmax_cpu_lanes_fp512_f64_min(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f32(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f64(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f32_min(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f64_min(LANES_PARAMS);
 #endif
 #endif
 
