@@ -166,7 +166,7 @@ Test(context, environment_plan_bad_value)
     }
 }
 
-/* CLMAX_CPU_AVX512 picks the CPU path's lanes (host/cpu/cpu_backend.c): 512-bit vectors where the
+/* CLMAX_CPU_AVX512 picks the CPU path's lanes (host/cpu/cpu_lanes.c): 512-bit vectors where the
  * CPU has AVX-512BW (auto), 256-bit ones (off). Both must order every 16-bit pattern as the keys
  * do: row 0 (or the last row) of [8, 65536] along axis 0 holds every pattern, a lane each, and
  * the other rows one special value p, so the four answers of ArgMax and ArgMin under both tie

@@ -1,7 +1,7 @@
 /* The CPU path's float code and the caller's floating-point mode (x86 MXCSR). Two loops compare
  * floats with the CPU's own compares instead of integer keys: float32 short rows
  * (host/cpu/cpu_short_simd.c) and float32 / float64 lanes along a strided axis
- * (host/cpu/cpu_backend.c). They may only do so in the default mode, and must fall back to the keys
+ * (host/cpu/cpu_flanes.c). They may only do so in the default mode, and must fall back to the keys
  * in any other: with denormals-are-zero on, a compare reads every denormal as zero, while the
  * contract orders them by value; with the invalid exception unmasked, a compare of a NaN traps
  * (SIGFPE). In the default mode the exception flags a compare raises are cleared again.

@@ -1,4 +1,4 @@
-/* The row search of the CPU path (cpu_backend.c) over a stretch x[b..e) (e > b) of one
+/* The row search of the CPU path's rows (cpu_rows.c) over a stretch x[b..e) (e > b) of one
  * contiguous row: block_* gives the stretch's largest key, find_* the first (or last) place of a
  * key there.
  *

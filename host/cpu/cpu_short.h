@@ -22,7 +22,7 @@ typedef uint64_t (*clmax_short_simd_fn)(const void *x, uint64_t rows, uint64_t n
  * for it. */
 clmax_short_simd_fn clmax_cpu_short_simd(clmax_type type, int min);
 
-/* The scalar code for the same rows (any n up to 2048), for every type (cpu_backend.c). */
+/* The scalar code for the same rows (any n up to 2048), for every type (cpu_rows.c). */
 typedef void (*clmax_short_rows_fn)(const void *x, uint64_t rows, uint64_t n, int last,
                                     int64_t *out);
 

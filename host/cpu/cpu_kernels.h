@@ -1,0 +1,126 @@
+/* The CPU path's kernels, a family to a file, each family a template instantiated for every type
+ * (cpu_types.inc), and what they share with the planner (cpu_backend.c):
+ *   cpu_rows.c   (cpu_rows.inc)    row_*, short_rows_*: contiguous rows (inner == 1)
+ *   cpu_slices.c (cpu_slices.inc)  slices_*: whole small slices of one-byte lanes
+ *   cpu_lanes.c  (cpu_lanes.inc)   lanes_*, lanes512_*: strided axes, by integer keys
+ *   cpu_flanes.c (cpu_flanes.inc)  flanes_*, lanes_fp_*: float32 / float64 strided axes, by float
+ *                                  compares, falling back to lanes_*
+ *   cpu_kernels.c                  clmax_cpu_kernels: a type's functions
+ * Each kernel of a type is clmax_cpu_<family>_<type>, the type u8 ... f64 (ArgMax) or
+ * u8_min ... f64_min (ArgMin). */
+#ifndef CLMAX_CPU_KERNELS_H
+#define CLMAX_CPU_KERNELS_H
+
+#include "clmax.h"
+#include "cpu_short.h"
+
+#include <stdint.h>
+
+#define ROW_BLOCK 2048 /* elements per block of the two-pass row scan */
+/* Rows prefetch and read in runs as cpu_block.h says; lanes that are whole rows (one sequential
+ * stream) prefetch LANE_PREFETCH bytes on. */
+#ifndef LANE_PREFETCH
+#define LANE_PREFETCH 16384
+#endif
+/* Prefetch of lanes [l0, l1) of the four rows from r (rows inner elements apart, es bytes each). */
+#define LANE_PF(r, inner, l0, l1, es)                                                              \
+    for (uint64_t q_ = 0; q_ < 4; q_++)                                                            \
+        for (uint64_t c_ = (l0) * (es); c_ < (l1) * (es); c_ += 64)                                \
+    __builtin_prefetch((const char *)((r) + q_ * (inner)) + c_)
+#define TINY_ROW 128    /* rows shorter than this: AVX2 code, or the key-buffer scan */
+#define KEY_BUFFER 4096 /* keys of a group of tiny rows */
+/* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
+ * lanes run whole, a group at a time (slices_*): [B, 80, 16] uint8 ran 4 times faster so, 40
+ * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
+ * (docs/PERFORMANCE.md). */
+#define SLICE_ELEMS 4096
+#define SLICE_INNER 32
+
+/* The hot loops are compiled twice, for AVX2 and for the baseline, and picked at load time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
+#define CLMAX_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+/* GCC gives such a function, if not static, and its resolver default visibility whatever
+ * -fvisibility and its declaration say: CLMAX_CPU_HIDE(fn) after it keeps both out of the shared
+ * library's exports. */
+#define CLMAX_CPU_HIDE(fn)                                                                         \
+    __asm__(".hidden " CLMAX_T_STR(fn) "\n\t.hidden " CLMAX_T_STR(fn) ".resolver");
+#else
+#define CLMAX_CPU_CLONES
+#define CLMAX_CPU_HIDE(fn)
+#endif
+
+/* The lanes (lanes_*, and the float lanes flanes_*) also in 512-bit vectors, where the CPU has
+ * AVX-512BW and VL and the context allows it (CLMAX_CPU_AVX512): the key and the update of the
+ * integer lanes are several vector operations an element, which made them compute-bound, and
+ * 512-bit vectors take twice the lanes an operation, with masks instead of blends.
+ * GCC's target_clones cannot ask for 512-bit vectors (its AVX-512 clones prefer 256), so the
+ * variant is a function of its own, picked in clmax_cpu_kernels. The row scans stay in
+ * 256-bit vectors, which ran them faster. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
+#define CLMAX_LANES_512 1
+#define LANES_512_TARGET                                                                           \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx2,prefer-vector-width=512")))
+#else
+#define CLMAX_LANES_512 0
+#endif
+#define LANES_PARAMS                                                                               \
+    const void *xv, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, int last,            \
+        uint64_t *bk_out, uint64_t *bi_out, void *work
+#define LANES_ARGS xv, inner, lanes, j0, j1, last, bk_out, bi_out, work
+
+/* float32 and float64 lanes by the CPU's own float compares (cpu_flanes.c) where SSE does the
+ * float math. */
+#if defined(__x86_64__) && defined(__SSE2_MATH__)
+#define FLOAT_LANES 1
+#else
+#define FLOAT_LANES 0
+#endif
+
+typedef void (*row_fn)(const void *x, uint64_t j0, uint64_t j1, int last, int mode, uint64_t *bk,
+                       uint64_t *bi);
+typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1,
+                         int last, uint64_t *bk, uint64_t *bi, void *work);
+typedef void (*slices_fn)(const void *x, uint64_t rows, uint64_t n, uint64_t inner, int last,
+                          int64_t *out);
+
+typedef struct type_fns {
+    row_fn row;
+    lanes_fn lanes;
+    clmax_short_rows_fn short_rows;
+    slices_fn slices;
+    clmax_short_simd_fn short_simd; /* rows of n <= CLMAX_SHORT_MAX_N with AVX2, or NULL */
+} type_fns;
+
+/* The kernels of type t, ArgMin with min; wide: the 512-bit lanes where they exist. short_simd is
+ * NULL (the caller asks clmax_cpu_short_simd); all NULL for a type without code. */
+type_fns clmax_cpu_kernels(clmax_type t, int min, int wide);
+
+/* In a template, the name prefix ## type: CLMAX_T_FN(clmax_cpu_lanes_) is clmax_cpu_lanes_u8 where
+ * CLMAX_T_NAME is u8. */
+#define CLMAX_T_PASTE_(a, b) a##b
+#define CLMAX_T_PASTE(a, b) CLMAX_T_PASTE_(a, b)
+#define CLMAX_T_FN(prefix) CLMAX_T_PASTE(prefix, CLMAX_T_NAME)
+#define CLMAX_T_STR_(x) #x
+#define CLMAX_T_STR(x) CLMAX_T_STR_(x) /* x expanded, as a string */
+
+/* The kernels' functions are the library's own (CLMAX_CPU_HIDE: those with clones). */
+#define CLMAX_CPU_KERNEL __attribute__((visibility("hidden")))
+
+/* Every type's kernels, declared (cpu_kernels_decl.inc) for each type of cpu_types.inc. */
+#define CLMAX_TEMPLATE "cpu_kernels_decl.inc"
+#include "cpu_types.inc"
+#undef CLMAX_TEMPLATE
+#if FLOAT_LANES
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f32(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f64(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f32_min(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp_f64_min(LANES_PARAMS);
+#if CLMAX_LANES_512
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f32(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f64(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f32_min(LANES_PARAMS);
+CLMAX_CPU_KERNEL void clmax_cpu_lanes_fp512_f64_min(LANES_PARAMS);
+#endif
+#endif
+
+#endif
