@@ -71,6 +71,9 @@ clmax_status clmax_opencl_init(clmax_context *ctx, const char *device_selector);
 /* The CPU path's reduce, also used as the fallback of an auto context. */
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                               int64_t *idx);
+/* Whether the CPU path reads p's strided axis as rows of several positions of its few lanes
+ * (cpu_backend.c, few_lanes), which then is not widened (host/narrow.c). */
+int clmax_cpu_few_lanes(const clmax_problem *p);
 /* The same on the calling thread alone (for work already spread over the threads). */
 clmax_status clmax_cpu_reduce_here(clmax_context *ctx, const clmax_problem *p, const void *x,
                                    int64_t *idx);

@@ -1,5 +1,6 @@
 /* Runs a problem on the context's backend: strided axes with few lanes as wide rows
- * (host/narrow.c); in an auto context, on the path the cost model expects faster (host/cost.h),
+ * (host/narrow.c; on the CPU path only the longest, as it reads the others in rows of its own);
+ * in an auto context, on the path the cost model expects faster (host/cost.h),
  * and a device failure answered by the CPU path. */
 #include "backend.h"
 #include "cost.h"
@@ -71,7 +72,8 @@ clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void
 {
     clmax_status (*run)(clmax_context *, const clmax_problem *, const void *, int64_t *) =
         on_device ? reduce_direct : reduce_cpu;
-    uint64_t g = clmax_narrow_rows(ctx, p);
+    const int cpu = !on_device || ctx->iface->reduce == clmax_cpu_reduce;
+    uint64_t g = cpu && clmax_cpu_few_lanes(p) ? 0 : clmax_narrow_rows(ctx, p);
     if (g != 0) return clmax_reduce_narrow(ctx, p, x, idx, g, run);
     return run(ctx, p, x, idx);
 }

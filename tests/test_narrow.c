@@ -3,7 +3,8 @@
  * 7 and one-byte lanes up to 24, short axes of 8 to 31 one-byte lanes and of 2 to 7 lanes of
  * every type, both tie rules, ArgMin, the values, Hardmax; the slices as one wide problem (g
  * divides the axis) and one call per slice (it does not, with rows left past the last wide row),
- * against the reference, bit for bit. */
+ * against the reference, bit for bit. The CPU path widens only axes of 2^18 and more; it reads the
+ * shorter ones in rows of its own (cpu_backend.c, few_lanes), tested here as well. */
 #include "common.h"
 
 #include <inttypes.h>
@@ -20,6 +21,8 @@ typedef struct narrow_case {
 static const narrow_case cases[] = {
     {2, {40000, 2}, 0},     /* one slice, g dividing the axis */
     {2, {40001, 3}, 0},     /* one slice, rows past the last wide row */
+    {2, {300001, 2}, 0},    /* long enough to be widened on the CPU path too (the shorter axes */
+    {3, {2, 270001, 3}, 1}, /* run there as its own few-lane rows, cpu_backend.c) */
     {3, {3, 32768, 4}, 1},  /* slices as one wide problem */
     {3, {2, 52429, 5}, 1},  /* slices of at least 1 MiB (4- and 8-byte types), a call each */
     {3, {1, 70001, 7}, 1},  /* a call, rows past the last wide row */

@@ -46,6 +46,11 @@
 #define FEW_BYTES 32
 #endif
 #define FEW_ROWS 4
+/* Axes of at least FEW_NARROW_N positions are widened (host/narrow.c) instead: at n = 65536
+ * the few-lane rows led (uint8 [B, 65536, 2] 0.63-0.67 of the limit against 0.23-0.24 widened,
+ * float16 0.81-0.93 against 0.33-0.38), at n = 2^20 the wide rows (uint8 [B, 2^20, 3] 0.86-0.88
+ * against 0.69-0.75, float64 0.93-1.00 against 0.85-0.89). */
+#define FEW_NARROW_N (1u << 18)
 
 /* Bytes per unit: UNIT_BYTES, or less where that leaves fewer than UNIT_SHARE units a thread,
  * down to UNIT_BYTES_MIN. Threads take units in turn, so each reads runs of a unit with the other
@@ -112,6 +117,16 @@ static int is_float(clmax_type t)
 {
     return t == CLMAX_TYPE_FLOAT16 || t == CLMAX_TYPE_BFLOAT16 || t == CLMAX_TYPE_FLOAT32 ||
            t == CLMAX_TYPE_FLOAT64;
+}
+
+static int few_fits(const clmax_problem *p)
+{
+    return p->inner >= 2 && p->inner * p->esize < FEW_LINE;
+}
+
+int clmax_cpu_few_lanes(const clmax_problem *p)
+{
+    return few_fits(p) && p->n < FEW_NARROW_N;
 }
 
 /* The winners (bk, bi) of the p->inner lanes of the slice at x over axis positions [j0, j1),
@@ -307,7 +322,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     atomic_init(&jb.next, 0);
 
     if ((uint64_t)threads > jb.units) threads = (int)jb.units;
-    if (p->inner >= 2 && p->inner * p->esize < FEW_LINE) jb.few = FEW_BYTES / p->esize * p->inner;
+    if (few_fits(p)) jb.few = FEW_BYTES / p->esize * p->inner;
     jb.state_words = 4 * (jb.lane_block + jb.few);
     if (jb.state_words > 4 * STACK_LANES) {
         jb.state = malloc((size_t)threads * (size_t)jb.state_words * sizeof *jb.state);
