@@ -40,12 +40,17 @@
  * is read as rows of FEW_BYTES * inner bytes, FEW_BYTES / esize axis positions of every lane a
  * row, so a vector position always holds the same lane. [B, 1000, 2] float32 ran 4 times faster
  * so; rows of a line or more ran as fast in the lanes code (float32 Hardmax [B, 1000, 16]: 0.86 of
- * the limit there, 0.75 here). A stretch of fewer than FEW_ROWS such rows keeps the lanes code. */
+ * the limit there, 0.75 here). A stretch of fewer than FEW_ROWS such rows keeps the lanes code,
+ * or of fewer than FEW_ROWS_VEC where the lanes fill a vector of their own (32 bytes), which the
+ * lanes code then runs whole: combining the candidates cost more than the rows saved there
+ * (float16 [B, 80, 16] 0.44-0.53 in the lanes code, 0.22-0.23 in 5 rows; [B, 300, 16] the same
+ * in 18 rows). */
 #define FEW_LINE 64
 #ifndef FEW_BYTES
 #define FEW_BYTES 32
 #endif
 #define FEW_ROWS 4
+#define FEW_ROWS_VEC 32
 /* Axes of at least FEW_NARROW_N positions are widened (host/narrow.c) instead: at n = 65536
  * the few-lane rows led (uint8 [B, 65536, 2] 0.63-0.67 of the limit against 0.23-0.24 widened,
  * float16 0.81-0.93 against 0.33-0.38), at n = 2^20 the wide rows (uint8 [B, 2^20, 3] 0.86-0.88
@@ -108,6 +113,7 @@ typedef struct job {
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
     uint64_t few;      /* lanes of the few-lane rows (few_lanes), or 0 */
+    uint64_t few_min;  /* the fewest axis positions a stretch takes them for */
     uint64_t *state;   /* state_words per task when they do not fit on the stack */
     uint64_t state_words;
     atomic_uint_fast64_t next;
@@ -217,7 +223,7 @@ static void run_unit(job *jb, uint64_t u, int t)
         const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
         if (p->inner == 1)
             jb->fn.row(base, j0, j1, p->last, jb->row_mode, bk, bi);
-        else if (jb->few && j1 - j0 >= FEW_ROWS * (jb->few / p->inner))
+        else if (jb->few && j1 - j0 >= jb->few_min)
             few_lanes(jb, base, j0, j1, bk, bi, work + 2 * lanes);
         else
             jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi, work);
@@ -322,7 +328,10 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     atomic_init(&jb.next, 0);
 
     if ((uint64_t)threads > jb.units) threads = (int)jb.units;
-    if (few_fits(p)) jb.few = FEW_BYTES / p->esize * p->inner;
+    if (few_fits(p)) {
+        jb.few = FEW_BYTES / p->esize * p->inner;
+        jb.few_min = (p->inner * p->esize >= 32 ? FEW_ROWS_VEC : FEW_ROWS) * (FEW_BYTES / p->esize);
+    }
     jb.state_words = 4 * (jb.lane_block + jb.few);
     if (jb.state_words > 4 * STACK_LANES) {
         jb.state = malloc((size_t)threads * (size_t)jb.state_words * sizeof *jb.state);
