@@ -135,6 +135,27 @@ int clmax_cpu_few_lanes(const clmax_problem *p)
     return few_fits(p) && p->n < FEW_NARROW_N;
 }
 
+/* The few-lane rows' candidates of keys of at most 32 bits, ck[m * inner + q] at row ci[...]:
+ * each made one 64-bit word, key << 32 over its position (complemented for the first index), so
+ * that the lane's winner is the words' max, taken in halving steps of whole vectors. The winner
+ * of lane q into (bk[q], bi[q]), positions from j0. */
+CLMAX_CPU_CLONES static void few_combine32(uint64_t *ck, const uint64_t *ci, uint64_t inner,
+                                           uint64_t k, int last, uint64_t j0, uint64_t *bk,
+                                           uint64_t *bi)
+{
+    const uint64_t low = 0xFFFFFFFFull, flip = last ? 0 : low;
+    for (uint64_t m = 0, l = 0; m < k; m++)
+        for (uint64_t q = 0; q < inner; q++, l++)
+            ck[l] = ck[l] << 32 | ((ci[l] * k + m) ^ flip);
+    for (uint64_t w = inner * k / 2; w >= inner; w /= 2) /* k is a power of two */
+        for (uint64_t l = 0; l < w; l++)
+            ck[l] = ck[l] > ck[l + w] ? ck[l] : ck[l + w];
+    for (uint64_t q = 0; q < inner; q++) {
+        bk[q] = ck[q] >> 32;
+        bi[q] = j0 + ((ck[q] & low) ^ flip);
+    }
+}
+
 /* The winners (bk, bi) of the p->inner lanes of the slice at x over axis positions [j0, j1),
  * read as rows of jb->few lanes, each lane of the slice on few / inner of them: their winners are
  * combined by key and axis position, then the positions that did not fill a row run as lanes.
@@ -146,15 +167,18 @@ static void few_lanes(const job *jb, const char *x, uint64_t j0, uint64_t j1, ui
     const uint64_t inner = p->inner, v = jb->few, k = v / inner, rows = (j1 - j0) / k;
     uint64_t *ck = scratch, *ci = ck + v, *work = ci + v;
     jb->fn.lanes(x + j0 * inner * p->esize, v, v, 0, rows, p->last, ck, ci, work);
-    for (uint64_t q = 0; q < inner; q++) {
-        uint64_t b = ck[q], bj = ci[q] * k;
-        for (uint64_t m = 1; m < k; m++) {
-            const uint64_t key = ck[m * inner + q], j = ci[m * inner + q] * k + m;
-            if (key > b || (key == b && (p->last ? j > bj : j < bj))) b = key, bj = j;
+    if (p->esize <= 4)
+        few_combine32(ck, ci, inner, k, p->last, j0, bk, bi);
+    else
+        for (uint64_t q = 0; q < inner; q++) {
+            uint64_t b = ck[q], bj = ci[q] * k;
+            for (uint64_t m = 1; m < k; m++) {
+                const uint64_t key = ck[m * inner + q], j = ci[m * inner + q] * k + m;
+                if (key > b || (key == b && (p->last ? j > bj : j < bj))) b = key, bj = j;
+            }
+            bk[q] = b;
+            bi[q] = j0 + bj;
         }
-        bk[q] = b;
-        bi[q] = j0 + bj;
-    }
     const uint64_t t0 = j0 + rows * k;
     if (t0 == j1) return;
     jb->fn.lanes(x, inner, inner, t0, j1, p->last, ck, ci, work);
