@@ -21,8 +21,6 @@ typedef struct narrow_case {
 static const narrow_case cases[] = {
     {2, {40000, 2}, 0},     /* one slice, g dividing the axis */
     {2, {40001, 3}, 0},     /* one slice, rows past the last wide row */
-    {2, {300001, 2}, 0},    /* long enough to be widened on the CPU path too (the shorter axes */
-    {3, {2, 270001, 3}, 1}, /* run there as its own few-lane rows, cpu_backend.c) */
     {3, {3, 32768, 4}, 1},  /* slices as one wide problem */
     {3, {2, 52429, 5}, 1},  /* slices of at least 1 MiB (4- and 8-byte types), a call each */
     {3, {1, 70001, 7}, 1},  /* a call, rows past the last wide row */
@@ -39,29 +37,36 @@ static const narrow_case cases[] = {
     {3, {5, 127, 7}, 1},    /* the longest rows and lanes: groups of 2 slices of 8-byte types */
 };
 
+/* Axes long enough to be widened on the CPU path too, which reads the shorter ones as rows of its
+ * own (cpu_backend.c, few_lanes); on OpenCL they are widened as the shorter ones are, so they run
+ * on the CPU path only. */
+static const narrow_case cpu_cases[] = {
+    {2, {300001, 2}, 0},    /* one slice */
+    {3, {2, 270001, 3}, 1}, /* slices, rows past the last wide row */
+};
+
 #define SMALL_COUNT 100000 /* the largest case under CLMAX_TEST_SMALL */
 
-static void run_type(clmax_backend backend, clmax_type type)
+/* The cases cs[0, count) in type, keepdims alternating through *k. */
+static void run_cases(clmax_context *ctx, clmax_type type, const narrow_case *cs, size_t count,
+                      const char *table, test_rng *rng, int *k)
 {
-    clmax_context *ctx = test_context_open(backend, NULL);
-    test_rng rng;
-    rng_seed(&rng, 5100 + (uint64_t)type);
-    int k = 0;
-    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        clmax_tensor_desc d = test_desc(type, cases[c].rank, cases[c].dims);
-        uint64_t count = output_count(&d);
-        if (test_small() && count > SMALL_COUNT) continue;
-        void *x = test_malloc((size_t)count * ref_type_size(type));
+    for (size_t c = 0; c < count; c++) {
+        clmax_tensor_desc d = test_desc(type, cs[c].rank, cs[c].dims);
+        uint64_t elems = output_count(&d);
+        if (test_small() && elems > SMALL_COUNT) continue;
+        void *x = test_malloc((size_t)elems * ref_type_size(type));
         const fill_mode fills[] = {FILL_FEW, FILL_CONST, FILL_MIXED, FILL_SPECIAL};
-        for (int f = 0; f < 4; f++, k++) {
-            fill_tensor(type, x, count, fills[f], &rng);
+        for (int f = 0; f < 4; f++, (*k)++) {
+            fill_tensor(type, x, elems, fills[f], rng);
             char what[96];
-            snprintf(what, sizeof what, "narrow case %zu fill %s", c, fill_mode_str(fills[f]));
+            snprintf(what, sizeof what, "narrow%s case %zu fill %s", table, c,
+                     fill_mode_str(fills[f]));
             for (int last = 0; last < 2; last++) {
                 clmax_argmax_attrs a;
                 clmax_argmax_attrs_init(&a, 13);
-                a.axis = cases[c].axis;
-                a.keepdims = k % 2;
+                a.axis = cs[c].axis;
+                a.keepdims = *k % 2;
                 a.select_last_index = last;
                 if (!ref_argmax_takes_type(type, 13)) continue;
                 check_argmax(ctx, what, &d, x, &a);
@@ -72,12 +77,23 @@ static void run_type(clmax_backend backend, clmax_type type)
                 }
             }
             if (ref_hardmax_takes_type(type, 13) && f != 1) {
-                clmax_hardmax_attrs h = {13, cases[c].axis};
+                clmax_hardmax_attrs h = {13, cs[c].axis};
                 check_hardmax(ctx, what, &d, x, &h);
             }
         }
         free(x);
     }
+}
+
+static void run_type(clmax_backend backend, clmax_type type)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 5100 + (uint64_t)type);
+    int k = 0;
+    run_cases(ctx, type, cases, sizeof cases / sizeof cases[0], "", &rng, &k);
+    if (backend == CLMAX_BACKEND_CPU)
+        run_cases(ctx, type, cpu_cases, sizeof cpu_cases / sizeof cpu_cases[0], " cpu", &rng, &k);
     clmax_context_destroy(ctx);
 }
 
