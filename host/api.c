@@ -129,7 +129,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
     /* One pass on OpenCL CPU devices where it applies; an OpenCL failure there goes on below, as
      * a failing reduce does (in an auto context: to the CPU path). */
     int done = 0, on_device = clmax_route_device(ctx, 2 * count * p.esize);
-    if (p.n == 1 && (!on_device || ctx->iface->reduce == clmax_cpu_reduce)) {
+    if (p.n == 1 && clmax_on_cpu_path(ctx, on_device)) {
         /* An axis of one: every element is its row's winner, the output all ones. */
         clmax_onehot_all_ones(ctx, &p, y);
         clmax_report_cpu(ctx);
@@ -141,7 +141,7 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
     if (done) clmax_call_fell_back(st);
     st = CLMAX_OK;
 
-    if ((!on_device || ctx->iface->reduce == clmax_cpu_reduce) && clmax_cpu_hardmax_fits(ctx, &p)) {
+    if (clmax_on_cpu_path(ctx, on_device) && clmax_cpu_hardmax_fits(ctx, &p)) {
         st = clmax_cpu_hardmax(ctx, &p, x, y);
         if (st == CLMAX_OK) clmax_report_cpu(ctx);
         return st;

@@ -86,6 +86,9 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
  * backend (1) or on the CPU path (0): 1 but in an auto context with a device, where the cost model
  * or CLMAX_AUTO_PATH decides; the choice goes into the call report. */
 int clmax_route_device(clmax_context *ctx, uint64_t bytes);
+/* Whether a call routed so (on_device from clmax_route_device) is answered by the CPU path: it is
+ * routed there, or ctx's backend is the CPU path itself. */
+int clmax_on_cpu_path(const clmax_context *ctx, int on_device);
 /* Runs ctx's backend (on_device, from clmax_route_device) or the CPU path; in auto mode a device
  * failure is retried on the CPU path. Strided axes with few inner lanes go through
  * clmax_reduce_narrow. */

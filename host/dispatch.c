@@ -14,6 +14,11 @@ int clmax_auto_with_device(const clmax_context *ctx)
     return ctx->fallback && ctx->iface->reduce != clmax_cpu_reduce;
 }
 
+int clmax_on_cpu_path(const clmax_context *ctx, int on_device)
+{
+    return !on_device || ctx->iface->reduce == clmax_cpu_reduce;
+}
+
 int clmax_fallback_applies(const clmax_context *ctx, clmax_status st)
 {
     return clmax_auto_with_device(ctx) &&
@@ -72,8 +77,8 @@ clmax_status clmax_reduce(clmax_context *ctx, const clmax_problem *p, const void
 {
     clmax_status (*run)(clmax_context *, const clmax_problem *, const void *, int64_t *) =
         on_device ? reduce_direct : reduce_cpu;
-    const int cpu = !on_device || ctx->iface->reduce == clmax_cpu_reduce;
-    uint64_t g = cpu && clmax_cpu_few_lanes(p) ? 0 : clmax_narrow_rows(ctx, p);
+    uint64_t g =
+        clmax_on_cpu_path(ctx, on_device) && clmax_cpu_few_lanes(p) ? 0 : clmax_narrow_rows(ctx, p);
     if (g != 0) return clmax_reduce_narrow(ctx, p, x, idx, g, run);
     return run(ctx, p, x, idx);
 }
