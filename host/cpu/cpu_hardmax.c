@@ -38,7 +38,7 @@ static uint64_t block_slices(const clmax_problem *p)
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
 {
     if (p->n < 2 || p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
-    const uint64_t blocks = (p->outer + block_slices(p) - 1) / block_slices(p);
+    const uint64_t block = block_slices(p), blocks = (p->outer + block - 1) / block;
     return blocks >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
 }
 
