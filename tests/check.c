@@ -240,6 +240,19 @@ void check_argmin(clmax_context *ctx, const char *what, const clmax_tensor_desc 
     check_arg(OP_ARGMIN, ctx, what, desc, x, attrs);
 }
 
+void check_tie_rules(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                     const void *x, int64_t axis)
+{
+    for (int sli = 0; sli <= 1; sli++) {
+        clmax_argmax_attrs a;
+        clmax_argmax_attrs_init(&a, 13);
+        a.axis = axis;
+        a.select_last_index = sli;
+        check_argmax(ctx, what, desc, x, &a);
+        check_argmin(ctx, what, desc, x, &a);
+    }
+}
+
 void check_with_indices(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
                         const void *x, const clmax_argmax_attrs *attrs, int min)
 {

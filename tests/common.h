@@ -156,6 +156,9 @@ void check_argmax(clmax_context *ctx, const char *what, const clmax_tensor_desc 
 /* The same for clmax_argmin against ref_argmin. */
 void check_argmin(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
                   const void *x, const clmax_argmax_attrs *attrs);
+/* check_argmax and check_argmin along axis (opset 13, keepdims), under both tie rules. */
+void check_tie_rules(clmax_context *ctx, const char *what, const clmax_tensor_desc *desc,
+                     const void *x, int64_t axis);
 /* The same for clmax_max_with_indices (min == 0) or clmax_min_with_indices (min != 0): indices
  * as check_argmax / check_argmin, and every values element bit for bit the element the
  * reference's index points at, with nothing written past either output. */

@@ -24,19 +24,6 @@ static uint64_t position(uint64_t c, uint64_t n, test_rng *rng)
     return rng_below(rng, n);
 }
 
-static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_desc *d,
-                       const void *x)
-{
-    for (int sli = 0; sli <= 1; sli++) {
-        clmax_argmax_attrs a;
-        clmax_argmax_attrs_init(&a, 13);
-        a.axis = 1;
-        a.select_last_index = sli;
-        check_argmax(ctx, what, d, x, &a);
-        check_argmin(ctx, what, d, x, &a);
-    }
-}
-
 static void run_few_lanes(clmax_backend backend, clmax_type type)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
@@ -64,13 +51,13 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
                     }
                 }
                 snprintf(what, sizeof what, "few lanes, planted, tie %d", tie);
-                check_both(ctx, what, &d, x);
+                check_tie_rules(ctx, what, &d, x, 1);
             }
             static const fill_mode modes[] = {FILL_SMALL, FILL_FEW, FILL_SPECIAL};
             for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
                 fill_tensor(type, x, count, modes[m], &rng);
                 snprintf(what, sizeof what, "few lanes, %s", fill_mode_str(modes[m]));
-                check_both(ctx, what, &d, x);
+                check_tie_rules(ctx, what, &d, x, 1);
             }
             free(x);
         }

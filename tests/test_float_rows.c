@@ -74,14 +74,7 @@ static void run_float_rows(clmax_backend backend, clmax_type type)
                     char what[96];
                     snprintf(what, sizeof what, "float rows, background %d, special %d, tie %d", bg,
                              (int)specials[s], tie);
-                    for (int sli = 0; sli <= 1; sli++) {
-                        clmax_argmax_attrs a;
-                        clmax_argmax_attrs_init(&a, 13);
-                        a.axis = -1;
-                        a.select_last_index = sli;
-                        check_argmax(ctx, what, &d, x, &a);
-                        check_argmin(ctx, what, &d, x, &a);
-                    }
+                    check_tie_rules(ctx, what, &d, x, -1);
                 }
         free(x);
     }

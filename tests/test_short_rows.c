@@ -17,14 +17,7 @@ static const int64_t lengths[] = {1,  2,   3,   4,   5,   7,   8,   9,   12, 15,
 static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_desc *d,
                        const void *x)
 {
-    for (int sli = 0; sli <= 1; sli++) {
-        clmax_argmax_attrs a;
-        clmax_argmax_attrs_init(&a, 13);
-        a.axis = -1;
-        a.select_last_index = sli;
-        check_argmax(ctx, what, d, x, &a);
-        check_argmin(ctx, what, d, x, &a);
-    }
+    check_tie_rules(ctx, what, d, x, -1);
     /* Hardmax: the same winners as ones (its own kernel runs through the enqueue API, in
      * tests/pipeline: the host-pointer call takes the indices' pass for short rows on PoCL). */
     check_hardmax(ctx, what, d, x, &(clmax_hardmax_attrs){13, -1});
