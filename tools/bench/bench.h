@@ -108,6 +108,8 @@ void bench_shape_string(const bench_case *c, char *out, size_t size);
 /* Sums the 64-bit words of x (bytes rounded down to 8; the tail is added byte-wise) on threads
  * threads, created for the call as the CPU path does. Returns the sum so the reads stay. */
 uint64_t bench_cpu_read(const void *x, uint64_t bytes, int threads);
+/* The same on the calling thread of bytes already in cache: no prefetch, the widest vectors. */
+uint64_t bench_cpu_read_hot(const void *x, uint64_t bytes);
 /* Writes y[i] = x[i] ^ constant over bytes on threads threads: the read+write probe. */
 void bench_cpu_copy(const void *x, void *y, uint64_t bytes, int threads);
 /* Reads in_bytes of x and writes out_bytes of y (sizes may differ) on threads threads: the limit of
