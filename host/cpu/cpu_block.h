@@ -11,8 +11,13 @@
  * the unsigned max is the float min when it is negative, else the unsigned min is; and a NaN
  * shows as a signed max above +inf or an unsigned max above -inf (its key is then the largest).
  * The value found is mapped to its key once. -0 and +0 have the same key and the search compares
- * keys, so ties of zeros keep the contract's rule. No float compare is used: the caller's MXCSR
- * (denormals as zero) cannot change the answer. */
+ * keys, so ties of zeros keep the contract's rule. No float compare is used there: the caller's
+ * MXCSR (denormals as zero) cannot change the answer.
+ *
+ * Cache-resident float32 and float64 stretches with 512-bit vectors take the float max (min)
+ * instead, with a sum that turns NaN where a NaN is (cpu_block_simd.c): two operations a vector
+ * where the extremes take three, which is what those rows are bound by in cache. It runs only
+ * where the caller's MXCSR keeps denormals. */
 #ifndef CLMAX_CPU_BLOCK_H
 #define CLMAX_CPU_BLOCK_H
 
@@ -54,12 +59,34 @@ int clmax_block_extremes16(const uint16_t *x, uint64_t b, uint64_t e, int pf, ui
                            int min, int wide, clmax_extremes16 *out);
 int clmax_block_extremes32(const uint32_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes,
                            int min, int wide, clmax_extremes32 *out);
+int clmax_block_find16(const uint16_t *x, uint64_t b, uint64_t e, uint16_t am, uint16_t r, int gt,
+                       int last, int wide, uint64_t *at);
+int clmax_block_find32(const uint32_t *x, uint64_t b, uint64_t e, uint32_t am, uint32_t r, int gt,
+                       int last, int wide, uint64_t *at);
+int clmax_block_find64(const uint64_t *x, uint64_t b, uint64_t e, uint64_t am, uint64_t r, int gt,
+                       int last, int wide, uint64_t *at);
+int clmax_block_fmax32(const void *x, uint64_t b, uint64_t e, int min, int wide, uint32_t *bits);
+int clmax_block_fmax64(const void *x, uint64_t b, uint64_t e, int min, int wide, uint64_t *bits);
 #define CLMAX_BLOCK_SIMD16 clmax_block_extremes16
 #define CLMAX_BLOCK_SIMD32 clmax_block_extremes32
+#define CLMAX_BLOCK_FMAX16(x, b, e, min, wide, bits) 0
+#define CLMAX_BLOCK_FMAX32 clmax_block_fmax32
+#define CLMAX_BLOCK_FMAX64 clmax_block_fmax64
+#define CLMAX_FIND_SIMD16 clmax_block_find16
+#define CLMAX_FIND_SIMD32 clmax_block_find32
+#define CLMAX_FIND_SIMD64 clmax_block_find64
 #else
 #define CLMAX_BLOCK_SIMD16(x, b, e, pf, run_bytes, min, wide, out) 0
 #define CLMAX_BLOCK_SIMD32(x, b, e, pf, run_bytes, min, wide, out) 0
+#define CLMAX_BLOCK_FMAX16(x, b, e, min, wide, bits) 0
+#define CLMAX_BLOCK_FMAX32(x, b, e, min, wide, bits) 0
+#define CLMAX_BLOCK_FMAX64(x, b, e, min, wide, bits) 0
+#define CLMAX_FIND_SIMD16(x, b, e, am, r, gt, last, wide, at) 0
+#define CLMAX_FIND_SIMD32(x, b, e, am, r, gt, last, wide, at) 0
+#define CLMAX_FIND_SIMD64(x, b, e, am, r, gt, last, wide, at) 0
 #endif
+/* Float searches of fewer bytes stay scalar: the vector search reads two vectors at least. */
+#define CLMAX_FIND_SIMD_MIN 128
 #define CLMAX_BLOCK_SIMD64(x, b, e, pf, run_bytes, min, wide, out) 0
 
 /* How a float stretch is read: by its keys (the input streams from memory: there the key loop ran
@@ -107,8 +134,11 @@ enum { CLMAX_BLOCK_KEYS, CLMAX_BLOCK_NARROW, CLMAX_BLOCK_WIDE };
             CLMAX_BLOCK_KEYS_MAX(raw_t, KEY);                                                      \
         }                                                                                          \
         st_t smax = (st_t)(SIGN), smin = (st_t) ~(raw_t)(SIGN);                                    \
-        raw_t umax = 0, umin = (raw_t) ~(raw_t)0;                                                  \
+        raw_t umax = 0, umin = (raw_t) ~(raw_t)0, rv_;                                             \
         clmax_extremes##W v_;                                                                      \
+        if ((e - b) * sizeof(raw_t) >= CLMAX_BLOCK_SIMD_MIN &&                                     \
+            CLMAX_BLOCK_FMAX##W((const void *)x, b, e, MIN, mode == CLMAX_BLOCK_WIDE, &rv_))       \
+            return (rv_ & (raw_t) ~(raw_t)(SIGN)) > (raw_t)(INF) ? (raw_t) ~(raw_t)0 : KEY(rv_);   \
         if ((e - b) * sizeof(raw_t) >= CLMAX_BLOCK_SIMD_MIN &&                                     \
             CLMAX_BLOCK_SIMD##W((const void *)x, b, e, pf, run_bytes, MIN,                         \
                                 mode == CLMAX_BLOCK_WIDE, &v_))                                    \
@@ -167,24 +197,32 @@ enum { CLMAX_BLOCK_KEYS, CLMAX_BLOCK_NARROW, CLMAX_BLOCK_WIDE };
 /* Integers: the key compared, as cheap as the bits (an identity or a flip of the top bit). */
 #define CLMAX_FIND_INT(name, raw_t, KEY)                                                           \
     static inline __attribute__((always_inline))                                                   \
-    uint64_t find_##name(const raw_t *x, uint64_t b, uint64_t e, raw_t m, int last)                \
+    uint64_t find_##name(const raw_t *x, uint64_t b, uint64_t e, raw_t m, int last, int wide)      \
     {                                                                                              \
+        (void)wide;                                                                                \
         CLMAX_FIND(KEY, ==, m);                                                                    \
     }
 
 /* Floats: the key's one value found again and compared as bits (one operation an element, not
- * the key's nine), or the class the key stands for: any NaN (the all-ones key), either zero. */
-#define CLMAX_FIND_FLOAT(name, raw_t, SIGN, INF, MIN)                                              \
+ * the key's nine), or the class the key stands for: any NaN (the all-ones key), either zero; in
+ * vectors (CLMAX_FIND_SIMD*; wide: 512-bit ones allowed) where the stretch is long enough. */
+#define CLMAX_FIND_FLOAT(name, W, raw_t, SIGN, INF, MIN)                                           \
     static inline raw_t abs_bits_##name(raw_t u)                                                   \
     {                                                                                              \
         return (raw_t)(u & (raw_t) ~(raw_t)(SIGN));                                                \
     }                                                                                              \
     static inline __attribute__((always_inline))                                                   \
-    uint64_t find_##name(const raw_t *x, uint64_t b, uint64_t e, raw_t m, int last)                \
+    uint64_t find_##name(const raw_t *x, uint64_t b, uint64_t e, raw_t m, int last, int wide)      \
     {                                                                                              \
-        if (m == (raw_t) ~(raw_t)0) CLMAX_FIND(abs_bits_##name, >, (raw_t)(INF));                  \
         const raw_t k = (MIN) ? (raw_t)~m : m; /* the ArgMax key of the value */                   \
         const raw_t v = (k & (raw_t)(SIGN)) ? (raw_t)(k ^ (raw_t)(SIGN)) : (raw_t)~k;              \
+        const int nan = m == (raw_t) ~(raw_t)0, cls = nan || v == 0;                               \
+        uint64_t at_;                                                                              \
+        if ((e - b) * sizeof(raw_t) >= CLMAX_FIND_SIMD_MIN &&                                      \
+            CLMAX_FIND_SIMD##W(x, b, e, cls ? (raw_t) ~(raw_t)(SIGN) : (raw_t) ~(raw_t)0,          \
+                               nan ? (raw_t)(INF) : v, nan, last, wide, &at_))                     \
+            return at_;                                                                            \
+        if (nan) CLMAX_FIND(abs_bits_##name, >, (raw_t)(INF));                                     \
         if (v == 0) CLMAX_FIND(abs_bits_##name, ==, 0);                                            \
         CLMAX_FIND(, ==, v);                                                                       \
     }

@@ -9,6 +9,7 @@
 
 #include <immintrin.h>
 #include <stdatomic.h>
+#include <string.h>
 
 /* One stretch in vectors of VB bytes (P: the intrinsics' prefix, VT: their vector type), four a
  * step: W-bit elements, the three extremes that the operator needs (cpu_block.h) in four
@@ -91,6 +92,127 @@ EXTREMES(min16_avx512, AVX512, 16, uint16_t, int16_t, 512, __m512i, _mm512, LOAD
 EXTREMES(max32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD512, 0)
 EXTREMES(min32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD512, 1)
 
+/* The float max (ArgMax) or min (ArgMin) of a stretch of float32 or float64 in 512-bit vectors,
+ * two operations a vector where the extremes take three: the float max (min), exact for numbers
+ * (of two zeros either, which has the same key), and a sum whose lanes turn NaN where a NaN was
+ * met (or +inf met -inf: then an exact search for a NaN decides). DAZ would make denormals equal
+ * zero: the caller runs it with MXCSR.DAZ clear only. Returns the value's bits, a NaN's bits
+ * where the stretch holds one. e - b >= 16 vectors. */
+#define FMAX(NAME, W, FT, VT, PS, OP, CMP)                                                         \
+    AVX512 static uint##W##_t NAME(const FT *x, uint64_t b, uint64_t e)                            \
+    {                                                                                              \
+        const uint64_t V = 64 / sizeof(FT);                                                        \
+        VT m[4], s[4];                                                                             \
+        m[0] = m[1] = m[2] = m[3] = _mm512_loadu_p##PS(x + b);                                     \
+        s[0] = s[1] = s[2] = s[3] = _mm512_setzero_p##PS();                                        \
+        s[0] = m[0];                                                                               \
+        uint64_t j = b + ((64 - (uintptr_t)(x + b) % 64) % 64) / sizeof(FT);                       \
+        for (; j + 4 * V <= e; j += 4 * V)                                                         \
+            for (int q = 0; q < 4; q++) {                                                          \
+                VT a = _mm512_loadu_p##PS(x + j + q * V);                                          \
+                m[q] = _mm512_##OP##_p##PS(a, m[q]);                                               \
+                s[q] = _mm512_add_p##PS(s[q], a);                                                  \
+            }                                                                                      \
+        for (int q = 1; q < 4; q++) {                                                              \
+            m[0] = _mm512_##OP##_p##PS(m[q], m[0]);                                                \
+            s[0] = _mm512_add_p##PS(s[0], s[q]);                                                   \
+        }                                                                                          \
+        for (;; j += V) {                                                                          \
+            int end = j + V >= e;                                                                  \
+            VT a = _mm512_loadu_p##PS(x + (end ? e - V : j));                                      \
+            m[0] = _mm512_##OP##_p##PS(a, m[0]);                                                   \
+            s[0] = _mm512_add_p##PS(s[0], a);                                                      \
+            if (end) break;                                                                        \
+        }                                                                                          \
+        if (_mm512_cmp_p##PS##_mask(s[0], s[0], _CMP_UNORD_Q))                                     \
+            for (uint64_t k = b; k < e; k++)                                                       \
+                if (x[k] != x[k]) return fbits##W(x[k]);                                           \
+        FT l[V];                                                                                   \
+        _mm512_storeu_p##PS(l, m[0]);                                                              \
+        FT r = l[0];                                                                               \
+        for (uint64_t k = 1; k < V; k++)                                                           \
+            r = (CMP) ? l[k] : r; /* no NaN here, and DAZ clear: an exact compare */               \
+        return fbits##W(r);                                                                        \
+    }
+
+static inline uint32_t fbits32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+static inline uint64_t fbits64(double f)
+{
+    uint64_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+FMAX(fmax32, 32, float, __m512, s, max, l[k] > r)
+FMAX(fmin32, 32, float, __m512, s, min, l[k] < r)
+FMAX(fmax64, 64, double, __m512d, d, max, l[k] > r)
+FMAX(fmin64, 64, double, __m512d, d, min, l[k] < r)
+
+/* The first (last) j in x[b..e) where (x[j] & am) == r, or > r as signed integers when gt (am
+ * then clears the sign bit): a vector compare a step, two vectors a step, the vector that holds a
+ * match searched by its bits (EB bits an element). A match is known to be there; e - b >= 2
+ * vectors. The tails load vectors that end at e (start at b): their elements already tested had
+ * no match, so the first (last) match found in them is the one. */
+#define FIND(NAME, TGT, W, T, ST, VB, VT, P, SET1, LOAD, HITS, EB)                                 \
+    TGT static uint64_t NAME(const T *x, uint64_t b, uint64_t e, T am, T r, int gt, int last)      \
+    {                                                                                              \
+        const uint64_t V = VB / 8 / sizeof(T);                                                     \
+        const VT vm = SET1((ST)am), vr = SET1((ST)r);                                              \
+        if (!last) {                                                                               \
+            uint64_t j = b;                                                                        \
+            for (; j + 2 * V <= e; j += 2 * V) {                                                   \
+                uint64_t h0 = HITS(P, W, LOAD(x + j)), h1 = HITS(P, W, LOAD(x + j + V));           \
+                if (h0 | h1)                                                                       \
+                    return h0 ? j + (uint64_t)__builtin_ctzll(h0) / EB                             \
+                              : j + V + (uint64_t)__builtin_ctzll(h1) / EB;                        \
+            }                                                                                      \
+            for (; j < e; j += V) {                                                                \
+                uint64_t s = j + V > e ? e - V : j, h = HITS(P, W, LOAD(x + s));                   \
+                if (h) return s + (uint64_t)__builtin_ctzll(h) / EB;                               \
+            }                                                                                      \
+            return e - 1; /* not reached: a match is there */                                      \
+        }                                                                                          \
+        uint64_t j = e;                                                                            \
+        for (; j - b >= 2 * V; j -= 2 * V) {                                                       \
+            uint64_t h1 = HITS(P, W, LOAD(x + j - V)), h0 = HITS(P, W, LOAD(x + j - 2 * V));       \
+            if (h1 | h0)                                                                           \
+                return h1 ? j - V + (uint64_t)(63 - __builtin_clzll(h1)) / EB                      \
+                          : j - 2 * V + (uint64_t)(63 - __builtin_clzll(h0)) / EB;                 \
+        }                                                                                          \
+        for (; j > b; j -= V) {                                                                    \
+            uint64_t s = j - b < V ? b : j - V, h = HITS(P, W, LOAD(x + s));                       \
+            if (h) return s + (uint64_t)(63 - __builtin_clzll(h)) / EB;                            \
+        }                                                                                          \
+        return b; /* not reached */                                                                \
+    }
+
+/* The match bits of a vector a: one a byte of each element in AVX2 (movemask), one an element in
+ * AVX-512 (a mask register). */
+#define HITS256(P, W, a)                                                                           \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(                                                     \
+        gt ? _mm256_cmpgt_epi##W(_mm256_and_si256((a), vm), vr)                                    \
+           : _mm256_cmpeq_epi##W(_mm256_and_si256((a), vm), vr)))
+#define HITS512(P, W, a)                                                                           \
+    ((uint64_t)(gt ? _mm512_cmpgt_epi##W##_mask(_mm512_and_si512((a), vm), vr)                     \
+                   : _mm512_cmpeq_epi##W##_mask(_mm512_and_si512((a), vm), vr)))
+FIND(find16_avx2, AVX2, 16, uint16_t, int16_t, 256, __m256i, _mm256, _mm256_set1_epi16, LOAD256,
+     HITS256, 2)
+FIND(find32_avx2, AVX2, 32, uint32_t, int32_t, 256, __m256i, _mm256, _mm256_set1_epi32, LOAD256,
+     HITS256, 4)
+FIND(find64_avx2, AVX2, 64, uint64_t, int64_t, 256, __m256i, _mm256, _mm256_set1_epi64x, LOAD256,
+     HITS256, 8)
+FIND(find16_avx512, AVX512, 16, uint16_t, int16_t, 512, __m512i, _mm512, _mm512_set1_epi16, LOAD512,
+     HITS512, 1)
+FIND(find32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, _mm512_set1_epi32, LOAD512,
+     HITS512, 1)
+FIND(find64_avx512, AVX512, 64, uint64_t, int64_t, 512, __m512i, _mm512, _mm512_set1_epi64, LOAD512,
+     HITS512, 1)
+
+/* 0: not asked yet, 1: neither, 2: AVX2, 3: AVX-512BW, 4: AVX-512BW and DQ */
 /* 0: not asked yet, 1: neither, 2: AVX2, 3: AVX-512BW */
 static int simd_level(void)
 {
@@ -127,5 +249,34 @@ int clmax_block_extremes32(const uint32_t *x, uint64_t b, uint64_t e, int pf, ui
         (min ? min32_avx2 : max32_avx2)(x, b, e, pf, run_bytes, out);
     return k >= 2;
 }
+
+/* One function a width: its AVX-512 or AVX2 form, or 0 (the caller's scalar search runs). */
+#define FIND_ENTRY(W, T)                                                                           \
+    int clmax_block_find##W(const T *x, uint64_t b, uint64_t e, T am, T r, int gt, int last,       \
+                            int wide, uint64_t *at)                                                \
+    {                                                                                              \
+        int k = simd_level();                                                                      \
+        if (k == 3 && wide)                                                                        \
+            *at = find##W##_avx512(x, b, e, am, r, gt, last);                                      \
+        else if (k >= 2)                                                                           \
+            *at = find##W##_avx2(x, b, e, am, r, gt, last);                                        \
+        return k >= 2;                                                                             \
+    }
+FIND_ENTRY(16, uint16_t)
+FIND_ENTRY(32, uint32_t)
+FIND_ENTRY(64, uint64_t)
+
+/* The float max (min) in 512-bit vectors where the CPU has them and they are allowed, and the
+ * caller's MXCSR keeps denormals (DAZ, bit 6, clear). */
+#define FMAX_ENTRY(W, FT)                                                                          \
+    int clmax_block_fmax##W(const void *x, uint64_t b, uint64_t e, int min, int wide,              \
+                            uint##W##_t *bits)                                                     \
+    {                                                                                              \
+        if (!wide || simd_level() < 3 || (_mm_getcsr() & 0x40)) return 0;                          \
+        *bits = (min ? fmin##W : fmax##W)((const FT *)x, b, e);                                    \
+        return 1;                                                                                  \
+    }
+FMAX_ENTRY(32, float)
+FMAX_ENTRY(64, double)
 
 #endif
