@@ -8,6 +8,11 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
 
 #include <immintrin.h>
+
+/* KEEP(v): v is in a register from here on (an empty asm that may change it): the compiler then
+ * loads a vector once for its three operations, where it folded the load into each of them (three
+ * loads a vector, each an unlaminated uop with an indexed address). */
+#define KEEP(v) __asm__("" : "+v"(v))
 #include <stdatomic.h>
 #include <string.h>
 
@@ -41,6 +46,7 @@
             for (; j + 4 * V <= re; j += 4 * V)                                                    \
                 for (int q = 0; q < 4; q++) {                                                      \
                     VT a = LOAD((const void *)(x + j + q * V));                                    \
+                    KEEP(a);                                                                       \
                     smax[q] = P##_max_epi##W(smax[q], a);                                          \
                     umax[q] = P##_max_epu##W(umax[q], a);                                          \
                     sm[q] = (MIN) ? P##_min_epu##W(sm[q], a) : P##_min_epi##W(sm[q], a);           \
@@ -98,7 +104,7 @@ EXTREMES(min32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD
  * met (or +inf met -inf: then an exact search for a NaN decides). DAZ would make denormals equal
  * zero: the caller runs it with MXCSR.DAZ clear only. Returns the value's bits, a NaN's bits
  * where the stretch holds one. e - b >= 16 vectors. */
-#define FMAX(NAME, W, FT, VT, PS, OP, CMP)                                                         \
+#define FMAX(NAME, W, FT, VT, PS, OP)                                                              \
     AVX512 static uint##W##_t NAME(const FT *x, uint64_t b, uint64_t e)                            \
     {                                                                                              \
         const uint64_t V = 64 / sizeof(FT);                                                        \
@@ -110,6 +116,7 @@ EXTREMES(min32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD
         for (; j + 4 * V <= e; j += 4 * V)                                                         \
             for (int q = 0; q < 4; q++) {                                                          \
                 VT a = _mm512_loadu_p##PS(x + j + q * V);                                          \
+                KEEP(a);                                                                           \
                 m[q] = _mm512_##OP##_p##PS(a, m[q]);                                               \
                 s[q] = _mm512_add_p##PS(s[q], a);                                                  \
             }                                                                                      \
@@ -127,12 +134,8 @@ EXTREMES(min32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD
         if (_mm512_cmp_p##PS##_mask(s[0], s[0], _CMP_UNORD_Q))                                     \
             for (uint64_t k = b; k < e; k++)                                                       \
                 if (x[k] != x[k]) return fbits##W(x[k]);                                           \
-        FT l[V];                                                                                   \
-        _mm512_storeu_p##PS(l, m[0]);                                                              \
-        FT r = l[0];                                                                               \
-        for (uint64_t k = 1; k < V; k++)                                                           \
-            r = (CMP) ? l[k] : r; /* no NaN here, and DAZ clear: an exact compare */               \
-        return fbits##W(r);                                                                        \
+        /* no NaN here, and DAZ clear: the lanes' max (min) in a tree of shuffles is exact */      \
+        return fbits##W(_mm512_reduce_##OP##_p##PS(m[0]));                                         \
     }
 
 static inline uint32_t fbits32(float f)
@@ -147,10 +150,10 @@ static inline uint64_t fbits64(double f)
     memcpy(&u, &f, sizeof u);
     return u;
 }
-FMAX(fmax32, 32, float, __m512, s, max, l[k] > r)
-FMAX(fmin32, 32, float, __m512, s, min, l[k] < r)
-FMAX(fmax64, 64, double, __m512d, d, max, l[k] > r)
-FMAX(fmin64, 64, double, __m512d, d, min, l[k] < r)
+FMAX(fmax32, 32, float, __m512, s, max)
+FMAX(fmin32, 32, float, __m512, s, min)
+FMAX(fmax64, 64, double, __m512d, d, max)
+FMAX(fmin64, 64, double, __m512d, d, min)
 
 /* The first (last) j in x[b..e) where (x[j] & am) == r, or > r as signed integers when gt (am
  * then clears the sign bit): a vector compare a step, two vectors a step, the vector that holds a
