@@ -122,3 +122,39 @@ def test_large_rows_and_strided_axes(ctx):
         assert np.array_equal(clmax.argmax(x, axis, context=ctx), np.argmax(x, axis))
     y = rng.integers(0, 255, (5, 100001, 3), dtype=np.uint8)
     assert np.array_equal(clmax.argmin(y, 1, context=ctx), np.argmin(y, 1))
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("minimum", [False, True], ids=["max", "min"])
+def test_common_call_and_its_edges(ctx, minimum):
+    """The common call (a C-contiguous array of a native dtype, an int axis, no out) runs in C
+    (_clmax.fast); every call beside it takes the Python layer: the same answers either way."""
+    f = clmax.argmin if minimum else clmax.argmax
+    np_f = np.argmin if minimum else np.argmax
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 5, (6, 40)).astype(np.float32)
+    variants = [
+        x, x.astype(bool), x.astype(">f4"), x.astype("<f4"), np.asfortranarray(x), x[:, ::3],
+        x.view(_Sub), np.frombuffer(x.tobytes(), np.float32).reshape(x.shape),  # read-only
+        x.astype(np.int8), x.astype(np.uint64), x.astype(np.float16), x[0], x[0].astype(bool),
+    ]
+    for v in variants:
+        for axis in list(range(-v.ndim, v.ndim)) + [np.int64(v.ndim - 1)]:
+            for keepdims in (False, True):
+                got = f(v, axis, keepdims=keepdims, context=ctx)
+                want = np_f(v, axis, keepdims=keepdims)
+                # a subclass comes back a plain ndarray (NumPy keeps the subclass)
+                assert type(got) is (np.ndarray if type(want) is _Sub else type(want))
+                assert np.array_equal(got, want), (v.dtype, v.shape, axis, keepdims)
+        for axis in (v.ndim, -v.ndim - 1):
+            with pytest.raises(AxisError):
+                f(v, axis, context=ctx)
+    with pytest.raises(TypeError, match="clmax.Context"):
+        f(x, 1, context="cpu")
+    closed = clmax.Context("cpu")
+    closed.close()
+    with pytest.raises(ValueError):
+        f(x, 1, context=closed)

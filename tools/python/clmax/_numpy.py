@@ -8,6 +8,7 @@ import numpy as np
 from . import _clmax, _core
 
 _INT64 = np.dtype(np.int64)
+_clmax.set_numpy(np.ndarray, np.empty, _INT64)
 _EMPTY = {
     _core.ARGMAX: "attempt to get argmax of an empty sequence",
     _core.ARGMIN: "attempt to get argmin of an empty sequence",
@@ -42,11 +43,6 @@ def _check_out(out, shape, op, dtype):
     if out.dtype != dtype:
         raise TypeError(f"out must have the input's dtype {dtype}, not {out.dtype}")
     return out.flags.c_contiguous
-
-
-# Native dtypes the library reads as they are: the fast path's table.
-_DIRECT = {np.dtype(t).newbyteorder("="): code for (k, size), (code, view) in _core.TYPES.items()
-           if view is None for t in [f"{k}{size}"]}
 
 
 def _reduce(op, a, axis, out, keepdims, last, context):
@@ -123,25 +119,16 @@ def _result(with_values, values, indices, wrap, shape):
 
 def _index_function(op, name, doc):
     """np.argmax or np.argmin (op) as a function of its own, whose common call (a C-contiguous
-    NumPy array of a native type, an int axis, no out) goes straight to the library: on small
-    arrays the layer's own steps are most of the cost, a Python call among them."""
+    NumPy array of a native type, an int axis, no out) goes straight to the library
+    (_clmax.fast): on small arrays the layer's own steps are most of the cost."""
+    fast = _clmax.fast
+
     def f(a, axis=None, out=None, *, keepdims=False, select_last_index=False, context=None):
-        if type(a) is np.ndarray and out is None and type(axis) is int:
-            code = _DIRECT.get(a.dtype)
-            shape = a.shape
-            nd = len(shape)
-            if code is not None and -nd <= axis < nd and a.flags.c_contiguous:
-                if axis < 0:
-                    axis += nd
-                if shape[axis]:
-                    # the result in its final shape: the library needs only its bytes, in order
-                    if keepdims:
-                        ri = np.empty(shape[:axis] + (1,) + shape[axis + 1:], _INT64)
-                    else:
-                        ri = np.empty(shape[:axis] + shape[axis + 1:], _INT64)
-                    _clmax.host(context or _core._default or _core.context(None), op, a, code,
-                                shape, axis, 1, 1 if select_last_index else 0, 13, ri, None)
-                    return ri if keepdims or nd > 1 else ri[()]
+        if out is None and type(axis) is int:
+            r = fast(context or _core._default or _core.context(None), op, a, axis, keepdims,
+                     select_last_index)
+            if r is not None:
+                return r
         return _reduce(op, a, axis, out, keepdims, select_last_index, context)
 
     f.__name__ = f.__qualname__ = name

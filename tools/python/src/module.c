@@ -44,6 +44,11 @@ static PyMethodDef methods[] = {
      "enqueue(ctx, op, x, x_off, type, dims, axis, keepdims, last, opset, out, out_off, out2, "
      "out2_off, int32, wait): one operator enqueued on cl_mem handles; returns the event handle "
      "(internal: used by clmax.cl)"},
+    {"set_numpy", (PyCFunction)(void (*)(void))clmax_py_set_numpy, METH_FASTCALL,
+     "set_numpy(ndarray, empty, int64): the NumPy objects fast() uses (internal)"},
+    {"fast", (PyCFunction)(void (*)(void))clmax_py_fast, METH_FASTCALL,
+     "fast(ctx, op, a, axis, keepdims, last): argmax (op 0) or argmin (1) of a C-contiguous "
+     "NumPy array of a native type, or None where the Python layer must take the call (internal)"},
     {"last_report", clmax_py_last_report, METH_NOARGS,
      "The C library's report of this thread's last call: (backend, device, fallback status, "
      "fallback message, choice)"},

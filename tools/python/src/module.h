@@ -41,4 +41,8 @@ PyObject *clmax_py_enqueue(PyObject *self, PyObject *const *args, Py_ssize_t nar
 PyObject *clmax_py_last_report(PyObject *self, PyObject *unused);
 PyObject *clmax_py_devices(PyObject *self, PyObject *unused);
 
+/* clmax._clmax.set_numpy(...), fast(...): the common NumPy call in C (fast.c). */
+PyObject *clmax_py_set_numpy(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *clmax_py_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+
 #endif
