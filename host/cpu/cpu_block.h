@@ -14,7 +14,8 @@
  * keys, so ties of zeros keep the contract's rule. No float compare is used there: the caller's
  * MXCSR (denormals as zero) cannot change the answer.
  *
- * Cache-resident float32 and float64 stretches with 512-bit vectors take the float max (min)
+ * Cache-resident float32 and float64 stretches with 512-bit vectors (and float16 ones with
+ * AVX512-FP16) take the float max (min)
  * instead, with a sum that turns NaN where a NaN is (cpu_block_simd.c): two operations a vector
  * where the extremes take three, which is what those rows are bound by in cache. It runs only
  * where the caller's MXCSR keeps denormals. */
@@ -65,11 +66,12 @@ int clmax_block_find32(const uint32_t *x, uint64_t b, uint64_t e, uint32_t am, u
                        int last, int wide, uint64_t *at);
 int clmax_block_find64(const uint64_t *x, uint64_t b, uint64_t e, uint64_t am, uint64_t r, int gt,
                        int last, int wide, uint64_t *at);
+int clmax_block_fmax16(const void *x, uint64_t b, uint64_t e, int min, int wide, uint16_t *bits);
 int clmax_block_fmax32(const void *x, uint64_t b, uint64_t e, int min, int wide, uint32_t *bits);
 int clmax_block_fmax64(const void *x, uint64_t b, uint64_t e, int min, int wide, uint64_t *bits);
 #define CLMAX_BLOCK_SIMD16 clmax_block_extremes16
 #define CLMAX_BLOCK_SIMD32 clmax_block_extremes32
-#define CLMAX_BLOCK_FMAX16(x, b, e, min, wide, bits) 0
+#define CLMAX_BLOCK_FMAX16 clmax_block_fmax16
 #define CLMAX_BLOCK_FMAX32 clmax_block_fmax32
 #define CLMAX_BLOCK_FMAX64 clmax_block_fmax64
 #define CLMAX_FIND_SIMD16 clmax_block_find16
@@ -85,6 +87,16 @@ int clmax_block_fmax64(const void *x, uint64_t b, uint64_t e, int min, int wide,
 #define CLMAX_FIND_SIMD32(x, b, e, am, r, gt, last, wide, at) 0
 #define CLMAX_FIND_SIMD64(x, b, e, am, r, gt, last, wide, at) 0
 #endif
+/* The float max by type: bfloat16 has no vector max (AVX512_BF16 has conversions and dot
+ * products only). */
+#define CLMAX_BLOCK_FMAX_f16 CLMAX_BLOCK_FMAX16
+#define CLMAX_BLOCK_FMAX_f16_min CLMAX_BLOCK_FMAX16
+#define CLMAX_BLOCK_FMAX_bf16(x, b, e, min, wide, bits) 0
+#define CLMAX_BLOCK_FMAX_bf16_min(x, b, e, min, wide, bits) 0
+#define CLMAX_BLOCK_FMAX_f32 CLMAX_BLOCK_FMAX32
+#define CLMAX_BLOCK_FMAX_f32_min CLMAX_BLOCK_FMAX32
+#define CLMAX_BLOCK_FMAX_f64 CLMAX_BLOCK_FMAX64
+#define CLMAX_BLOCK_FMAX_f64_min CLMAX_BLOCK_FMAX64
 /* Float searches of fewer bytes stay scalar: the vector search reads two vectors at least. */
 #define CLMAX_FIND_SIMD_MIN 128
 #define CLMAX_BLOCK_SIMD64(x, b, e, pf, run_bytes, min, wide, out) 0
@@ -137,7 +149,7 @@ enum { CLMAX_BLOCK_KEYS, CLMAX_BLOCK_NARROW, CLMAX_BLOCK_WIDE };
         raw_t umax = 0, umin = (raw_t) ~(raw_t)0, rv_;                                             \
         clmax_extremes##W v_;                                                                      \
         if ((e - b) * sizeof(raw_t) >= CLMAX_BLOCK_SIMD_MIN &&                                     \
-            CLMAX_BLOCK_FMAX##W((const void *)x, b, e, MIN, mode == CLMAX_BLOCK_WIDE, &rv_))       \
+            CLMAX_BLOCK_FMAX_##name((const void *)x, b, e, MIN, mode == CLMAX_BLOCK_WIDE, &rv_))   \
             return (rv_ & (raw_t) ~(raw_t)(SIGN)) > (raw_t)(INF) ? (raw_t) ~(raw_t)0 : KEY(rv_);   \
         if ((e - b) * sizeof(raw_t) >= CLMAX_BLOCK_SIMD_MIN &&                                     \
             CLMAX_BLOCK_SIMD##W((const void *)x, b, e, pf, run_bytes, MIN,                         \
