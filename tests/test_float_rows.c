@@ -105,13 +105,14 @@ FOR_FLOAT_TYPES(FLOAT_ROWS_TEST)
 #include <xmmintrin.h>
 
 /* A caller whose MXCSR reads denormals as zero (DAZ) and flushes them (FTZ), as some numerical
- * code sets it: the answers are those of the default MXCSR (checked against the reference
- * first), since the CPU path's float max runs only with DAZ clear. Cache-resident rows, on
- * the calling thread (under 2^18 elements); denormals and zeros over negative and mixed
- * backgrounds. */
+ * code sets it, or unmasks the invalid-operation exception (a NaN met by a float max would trap):
+ * the answers are those of the default MXCSR (checked against the reference first), since the
+ * CPU path's float max runs in the default mode only, and no call leaves MXCSR changed (a NaN
+ * in a max raises "invalid"). Cache-resident rows, on the calling thread (under 2^18 elements);
+ * denormals, zeros and NaNs over negative and mixed backgrounds. */
 static void run_daz(clmax_type type)
 {
-    static const enum sym daz_specials[] = {S_DEN, S_NDEN, S_ZERO, S_NZERO};
+    static const enum sym daz_specials[] = {S_DEN, S_NDEN, S_ZERO, S_NZERO, S_NAN, S_SNAN};
     static const int64_t daz_lengths[] = {300, 1100, 2049};
     clmax_context *ctx = test_context_open(CLMAX_BACKEND_CPU, NULL);
     test_rng rng;
@@ -135,21 +136,30 @@ static void run_daz(clmax_type type)
                         clmax_status (*op)(clmax_context *, const clmax_tensor_desc *, const void *,
                                            const clmax_argmax_attrs *, int64_t *) =
                             k < 2 ? clmax_argmax : clmax_argmin;
-                        cr_assert_eq(op(ctx, &d, x, &a, want), CLMAX_OK, "%s", clmax_last_error());
                         const unsigned csr = _mm_getcsr();
-                        _mm_setcsr(csr | 0x8040); /* FTZ | DAZ */
-                        clmax_status st = op(ctx, &d, x, &a, got);
-                        _mm_setcsr(csr);
-                        cr_assert_eq(st, CLMAX_OK, "%s", clmax_last_error());
-                        for (uint64_t r = 0; r < ROWS; r++)
-                            cr_assert_eq(got[r], want[r],
-                                         "%s (%s) [%d,%lld] background %d, special %d, tie %d, "
-                                         "select_last_index %d, row %llu under DAZ: %lld, "
-                                         "expected %lld",
-                                         k < 2 ? "argmax" : "argmin", clmax_type_name(type), ROWS,
-                                         (long long)n, bg, (int)daz_specials[s], tie, k & 1,
-                                         (unsigned long long)r, (long long)got[r],
-                                         (long long)want[r]);
+                        _mm_setcsr(csr & ~0x3Fu); /* no flags raised yet */
+                        cr_assert_eq(op(ctx, &d, x, &a, want), CLMAX_OK, "%s", clmax_last_error());
+                        cr_assert_eq(_mm_getcsr(), csr & ~0x3Fu, "MXCSR changed: flags raised");
+                        for (int mode = 0; mode < 2; mode++) {
+                            /* FTZ | DAZ, or the invalid-operation exception unmasked */
+                            const unsigned set =
+                                mode == 0 ? (csr | 0x8040) & ~0x3Fu : csr & ~0x3Fu & ~0x80u;
+                            _mm_setcsr(set);
+                            clmax_status st = op(ctx, &d, x, &a, got);
+                            const unsigned after = _mm_getcsr();
+                            _mm_setcsr(csr);
+                            cr_assert_eq(st, CLMAX_OK, "%s", clmax_last_error());
+                            cr_assert_eq(after, set, "MXCSR %#x changed to %#x", set, after);
+                            for (uint64_t r = 0; r < ROWS; r++)
+                                cr_assert_eq(got[r], want[r],
+                                             "%s (%s) [%d,%lld] background %d, special %d, tie "
+                                             "%d, select_last_index %d, row %llu under MXCSR "
+                                             "%#x: %lld, expected %lld",
+                                             k < 2 ? "argmax" : "argmin", clmax_type_name(type),
+                                             ROWS, (long long)n, bg, (int)daz_specials[s], tie,
+                                             k & 1, (unsigned long long)r, set, (long long)got[r],
+                                             (long long)want[r]);
+                        }
                     }
                 }
         free(x);

@@ -18,7 +18,8 @@
  * AVX512-FP16) take the float max (min)
  * instead, with a sum that turns NaN where a NaN is (cpu_block_simd.c): two operations a vector
  * where the extremes take three, which is what those rows are bound by in cache. It runs only
- * where the caller's MXCSR keeps denormals. */
+ * where the caller's MXCSR keeps denormals and masks the invalid and denormal exceptions, and
+ * puts the flags it raised back. */
 #ifndef CLMAX_CPU_BLOCK_H
 #define CLMAX_CPU_BLOCK_H
 

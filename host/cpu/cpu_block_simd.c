@@ -4,6 +4,7 @@
  * (independent chains of one-cycle operations), reduced once per stretch (the figures:
  * docs/PERFORMANCE.md, "Cache-hot latency"). */
 #include "cpu_block.h"
+#include "cpu_short.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
 
@@ -102,7 +103,8 @@ EXTREMES(min32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD
  * two operations a vector where the extremes take three: the float max (min), exact for numbers
  * (of two zeros either, which has the same key), and a sum whose lanes turn NaN where a NaN was
  * met (or +inf met -inf: then an exact search for a NaN decides). DAZ would make denormals equal
- * zero: the caller runs it with MXCSR.DAZ clear only. Returns the value's bits, a NaN's bits
+ * zero and an unmasked invalid exception would trap on a NaN: the caller runs it in
+ * CLMAX_FLOAT_MODE_OK only. Returns the value's bits, a NaN's bits
  * where the stretch holds one. e - b >= 16 vectors. */
 #define FMAX(NAME, W, FT, VT, PS, OP)                                                              \
     AVX512 static uint##W##_t NAME(const FT *x, uint64_t b, uint64_t e)                            \
@@ -289,13 +291,17 @@ FIND_ENTRY(32, uint32_t)
 FIND_ENTRY(64, uint64_t)
 
 /* The float max (min) in 512-bit vectors where the CPU has them and they are allowed, and the
- * caller's MXCSR keeps denormals (DAZ, bit 6, clear). */
+ * caller's MXCSR is in the mode where float compares order as the keys do and no NaN traps
+ * (CLMAX_FLOAT_MODE_OK, cpu_short.h); its flags are put back after. */
 #define FMAX_ENTRY(W, FT)                                                                          \
     int clmax_block_fmax##W(const void *x, uint64_t b, uint64_t e, int min, int wide,              \
                             uint##W##_t *bits)                                                     \
     {                                                                                              \
-        if (!wide || simd_level() < 3 || (_mm_getcsr() & 0x40)) return 0;                          \
+        const unsigned csr = _mm_getcsr();                                                         \
+        if (!wide || simd_level() < 3 || (csr & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK)     \
+            return 0;                                                                              \
         *bits = (min ? fmin##W : fmax##W)((const FT *)x, b, e);                                    \
+        _mm_setcsr(csr); /* the caller's flags as they were: a NaN sets "invalid" in a max */      \
         return 1;                                                                                  \
     }
 FMAX_ENTRY(32, float)
@@ -311,8 +317,11 @@ int clmax_block_fmax16(const void *x, uint64_t b, uint64_t e, int min, int wide,
         k = __builtin_cpu_supports("avx512fp16") ? 2 : 1;
         atomic_store_explicit(&fp16, k, memory_order_relaxed);
     }
-    if (!wide || k != 2 || simd_level() < 3 || (_mm_getcsr() & 0x40)) return 0;
+    const unsigned csr = _mm_getcsr();
+    if (!wide || k != 2 || simd_level() < 3 || (csr & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK)
+        return 0;
     *bits = (min ? fmin16 : fmax16)((const _Float16 *)x, b, e);
+    _mm_setcsr(csr);
     return 1;
 #else
     (void)x, (void)b, (void)e, (void)min, (void)wide, (void)bits;
