@@ -37,18 +37,19 @@
 #define STREAM_OUT_MIN (8u << 20)
 #define OUT_CHUNK 512
 /* Strided axes whose slices' rows are shorter than FEW_LINE bytes (few_lanes): a slice's stretch
- * is read as rows of FEW_BYTES * inner bytes (64 bytes a lane for 8-byte types: float64 [B, 1000,
- * 2] 0.54-0.57 of the limit in 32, 0.65-0.70 in 64), FEW_BYTES / esize axis positions of every lane
- * a row, so a vector position always holds the same lane. [B, 1000, 2] float32 ran 4 times faster
- * so; rows of a line or more ran as fast in the lanes code (float32 Hardmax [B, 1000, 16]: 0.86 of
- * the limit there, 0.75 here). A stretch of fewer than FEW_ROWS such rows keeps the lanes code,
- * or of fewer than FEW_ROWS_VEC where the lanes fill a vector of their own (32 bytes), which the
- * lanes code then runs whole: combining the candidates cost more than the rows saved there
+ * is read as rows of FEW_BYTES * inner bytes (64 bytes a lane for 8-byte types on axes of 256 or
+ * more: float64 [B, 1000, 2] 0.53-0.59 of the limit in 32, 0.66-0.72 in 64, [B, 300, 2] 0.50-0.52
+ * and 0.58-0.59, but [B, 128, 4] 0.60-0.64 and 0.42), FEW_BYTES / esize axis positions of every
+ * lane a row, so a vector position always holds the same lane. [B, 1000, 2] float32 ran 4 times
+ * faster so; rows of a line or more ran as fast in the lanes code (float32 Hardmax [B, 1000, 16]:
+ * 0.86 of the limit there, 0.75 here). A stretch of fewer than FEW_ROWS such rows keeps the lanes
+ * code, or of fewer than FEW_ROWS_VEC where the lanes fill a vector of their own (32 bytes), which
+ * the lanes code then runs whole: combining the candidates cost more than the rows saved there
  * (float16 [B, 80, 16] 0.44-0.53 in the lanes code, 0.22-0.23 in 5 rows; [B, 300, 16] the same
  * in 18 rows). */
 #define FEW_LINE 64
 #ifndef FEW_BYTES
-#define FEW_BYTES(esize) ((esize) == 8 ? 64u : 32u)
+#define FEW_BYTES(esize, n) ((esize) == 8 && (n) >= 256 ? 64u : 32u)
 #endif
 #define FEW_ROWS 4
 #define FEW_ROWS_VEC 32
@@ -354,9 +355,8 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
 
     if ((uint64_t)threads > jb.units) threads = (int)jb.units;
     if (few_fits(p)) {
-        jb.few = FEW_BYTES(p->esize) / p->esize * p->inner;
-        jb.few_min = (p->inner * p->esize >= 32 ? FEW_ROWS_VEC : FEW_ROWS) *
-                     (FEW_BYTES(p->esize) / p->esize);
+        jb.few = FEW_BYTES(p->esize, p->n) / p->esize * p->inner;
+        jb.few_min = (p->inner * p->esize >= 32 ? FEW_ROWS_VEC : FEW_ROWS) * (32 / p->esize);
     }
     jb.state_words = 4 * (jb.lane_block + jb.few);
     if (jb.state_words > 4 * STACK_LANES) {
