@@ -2,6 +2,7 @@
  * context's backend, then the values gathered or the one-hot written on the host's threads. */
 #include "backend.h"
 #include "contract.h"
+#include "fpenv.h"
 #include "onehot.h"
 #include "pool.h"
 #include "status.h"
@@ -82,7 +83,10 @@ clmax_status clmax_argmax(clmax_context *ctx, const clmax_tensor_desc *input, co
 {
     clmax_clear_error();
     clmax_call_begin();
-    return arg_reduce(ctx, input, x, attrs, 0, 0, NULL, y);
+    const unsigned fp = clmax_fp_save();
+    clmax_status st = arg_reduce(ctx, input, x, attrs, 0, 0, NULL, y);
+    clmax_fp_restore(fp);
+    return st;
 }
 
 clmax_status clmax_argmin(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
@@ -90,7 +94,10 @@ clmax_status clmax_argmin(clmax_context *ctx, const clmax_tensor_desc *input, co
 {
     clmax_clear_error();
     clmax_call_begin();
-    return arg_reduce(ctx, input, x, attrs, 1, 0, NULL, y);
+    const unsigned fp = clmax_fp_save();
+    clmax_status st = arg_reduce(ctx, input, x, attrs, 1, 0, NULL, y);
+    clmax_fp_restore(fp);
+    return st;
 }
 
 clmax_status clmax_max_with_indices(clmax_context *ctx, const clmax_tensor_desc *input,
@@ -99,7 +106,10 @@ clmax_status clmax_max_with_indices(clmax_context *ctx, const clmax_tensor_desc 
 {
     clmax_clear_error();
     clmax_call_begin();
-    return arg_reduce(ctx, input, x, attrs, 0, 1, values, indices);
+    const unsigned fp = clmax_fp_save();
+    clmax_status st = arg_reduce(ctx, input, x, attrs, 0, 1, values, indices);
+    clmax_fp_restore(fp);
+    return st;
 }
 
 clmax_status clmax_min_with_indices(clmax_context *ctx, const clmax_tensor_desc *input,
@@ -108,16 +118,17 @@ clmax_status clmax_min_with_indices(clmax_context *ctx, const clmax_tensor_desc 
 {
     clmax_clear_error();
     clmax_call_begin();
-    return arg_reduce(ctx, input, x, attrs, 1, 1, values, indices);
+    const unsigned fp = clmax_fp_save();
+    clmax_status st = arg_reduce(ctx, input, x, attrs, 1, 1, values, indices);
+    clmax_fp_restore(fp);
+    return st;
 }
 
 #define HARDMAX_BLOCK_OUTPUTS (1u << 20)
 
-clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
-                           const clmax_hardmax_attrs *attrs, void *y)
+static clmax_status hardmax(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
+                            const clmax_hardmax_attrs *attrs, void *y)
 {
-    clmax_clear_error();
-    clmax_call_begin();
     CHECK_ARG(ctx != NULL, "context is NULL");
     clmax_problem p;
     uint64_t count;
@@ -165,5 +176,16 @@ clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, c
             clmax_onehot_fill(ctx, &b, idx, (char *)y + o * slice_bytes, count * p.esize);
     }
     free(idx);
+    return st;
+}
+
+clmax_status clmax_hardmax(clmax_context *ctx, const clmax_tensor_desc *input, const void *x,
+                           const clmax_hardmax_attrs *attrs, void *y)
+{
+    clmax_clear_error();
+    clmax_call_begin();
+    const unsigned fp = clmax_fp_save();
+    clmax_status st = hardmax(ctx, input, x, attrs, y);
+    clmax_fp_restore(fp);
     return st;
 }

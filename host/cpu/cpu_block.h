@@ -15,11 +15,10 @@
  * MXCSR (denormals as zero) cannot change the answer.
  *
  * Cache-resident float32 and float64 stretches with 512-bit vectors (and float16 ones with
- * AVX512-FP16) take the float max (min)
- * instead, with a sum that turns NaN where a NaN is (cpu_block_simd.c): two operations a vector
- * where the extremes take three, which is what those rows are bound by in cache. It runs only
- * where the caller's MXCSR keeps denormals and masks the invalid and denormal exceptions, and
- * puts the flags it raised back. */
+ * AVX512-FP16) take the float max (min) instead, with a sum that turns NaN where a NaN is
+ * (cpu_block_simd.c): two operations a vector where the extremes take three, which is what
+ * those rows are bound by in cache. It runs only where the caller's MXCSR keeps denormals and
+ * masks the invalid and denormal exceptions (the flags it raises: host/fpenv.h). */
 #ifndef CLMAX_CPU_BLOCK_H
 #define CLMAX_CPU_BLOCK_H
 

@@ -9,13 +9,13 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
 
 #include <immintrin.h>
+#include <stdatomic.h>
+#include <string.h>
 
 /* KEEP(v): v is in a register from here on (an empty asm that may change it): the compiler then
  * loads a vector once for its three operations, where it folded the load into each of them (three
  * loads a vector, each an unlaminated uop with an indexed address). */
 #define KEEP(v) __asm__("" : "+v"(v))
-#include <stdatomic.h>
-#include <string.h>
 
 /* One stretch in vectors of VB bytes (P: the intrinsics' prefix, VT: their vector type), four a
  * step: W-bit elements, the three extremes that the operator needs (cpu_block.h) in four
@@ -99,13 +99,13 @@ EXTREMES(min16_avx512, AVX512, 16, uint16_t, int16_t, 512, __m512i, _mm512, LOAD
 EXTREMES(max32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD512, 0)
 EXTREMES(min32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD512, 1)
 
-/* The float max (ArgMax) or min (ArgMin) of a stretch of float32 or float64 in 512-bit vectors,
+/* The float max (ArgMax) or min (ArgMin) of a stretch of floats in 512-bit vectors,
  * two operations a vector where the extremes take three: the float max (min), exact for numbers
  * (of two zeros either, which has the same key), and a sum whose lanes turn NaN where a NaN was
  * met (or +inf met -inf: then an exact search for a NaN decides). DAZ would make denormals equal
  * zero and an unmasked invalid exception would trap on a NaN: the caller runs it in
- * CLMAX_FLOAT_MODE_OK only. Returns the value's bits, a NaN's bits
- * where the stretch holds one. e - b >= 16 vectors. */
+ * CLMAX_FLOAT_MODE_OK only. Returns the value's bits, a NaN's bits where the stretch holds one.
+ * e - b >= 16 vectors. */
 #define FMAX(NAME, W, FT, VT, PS, OP)                                                              \
     AVX512 static uint##W##_t NAME(const FT *x, uint64_t b, uint64_t e)                            \
     {                                                                                              \
@@ -236,7 +236,6 @@ FIND(find32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, _mm512_
 FIND(find64_avx512, AVX512, 64, uint64_t, int64_t, 512, __m512i, _mm512, _mm512_set1_epi64, LOAD512,
      HITS512, 1)
 
-/* 0: not asked yet, 1: neither, 2: AVX2, 3: AVX-512BW, 4: AVX-512BW and DQ */
 /* 0: not asked yet, 1: neither, 2: AVX2, 3: AVX-512BW */
 static int simd_level(void)
 {
@@ -292,7 +291,7 @@ FIND_ENTRY(64, uint64_t)
 
 /* The float max (min) in 512-bit vectors where the CPU has them and they are allowed, and the
  * caller's MXCSR is in the mode where float compares order as the keys do and no NaN traps
- * (CLMAX_FLOAT_MODE_OK, cpu_short.h); its flags are put back after. */
+ * (CLMAX_FLOAT_MODE_OK, cpu_short.h). */
 #define FMAX_ENTRY(W, FT)                                                                          \
     int clmax_block_fmax##W(const void *x, uint64_t b, uint64_t e, int min, int wide,              \
                             uint##W##_t *bits)                                                     \
@@ -301,8 +300,7 @@ FIND_ENTRY(64, uint64_t)
         if (!wide || simd_level() < 3 || (csr & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK)     \
             return 0;                                                                              \
         *bits = (min ? fmin##W : fmax##W)((const FT *)x, b, e);                                    \
-        _mm_setcsr(csr); /* the caller's flags as they were: a NaN sets "invalid" in a max */      \
-        return 1;                                                                                  \
+        return 1; /* the flags raised stay until the call returns (host/fpenv.h) */                \
     }
 FMAX_ENTRY(32, float)
 FMAX_ENTRY(64, double)
@@ -321,7 +319,6 @@ int clmax_block_fmax16(const void *x, uint64_t b, uint64_t e, int min, int wide,
     if (!wide || k != 2 || simd_level() < 3 || (csr & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK)
         return 0;
     *bits = (min ? fmin16 : fmax16)((const _Float16 *)x, b, e);
-    _mm_setcsr(csr);
     return 1;
 #else
     (void)x, (void)b, (void)e, (void)min, (void)wide, (void)bits;

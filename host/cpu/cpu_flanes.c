@@ -23,10 +23,8 @@
     do {                                                                                           \
         const unsigned csr = _mm_getcsr();                                                         \
         if ((csr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK) {                                \
-            int done = flanes(LANES_ARGS);                                                         \
-            /* the caller's flags as they were: a compare of a NaN sets "invalid" */               \
-            _mm_setcsr(csr);                                                                       \
-            if (done) return;                                                                      \
+            /* the flags it raises stay until the call returns (host/fpenv.h) */                   \
+            if (flanes(LANES_ARGS)) return;                                                        \
         }                                                                                          \
         lanes(LANES_ARGS);                                                                         \
     } while (0)

@@ -69,8 +69,8 @@ static inline void clmax_cpu_stream_fence(void) {}
 /* The x86 MXCSR mode in which the CPU's float compares order values as the integer keys do:
  * denormals-are-zero off, and the invalid-operation and denormal-operand exceptions masked (a NaN
  * or a denormal met by a compare or a max must not trap). Code that compares floats checks
- * (mxcsr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK, and restores the caller's MXCSR after
- * (the exception flags a compare raises included). */
+ * (mxcsr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK; the exception flags its compares raise
+ * stay until the public call returns, which puts the caller's MXCSR back (host/fpenv.h). */
 #define CLMAX_FLOAT_MODE_BITS 0x1C0u /* DAZ (0x40), IM (0x80), DM (0x100) */
 #define CLMAX_FLOAT_MODE_OK 0x180u
 

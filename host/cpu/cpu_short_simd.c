@@ -467,8 +467,7 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
                 FROWS_CASE(FROWS, 3);                                                              \
                 FROWS_CASE(FROWS, 4);                                                              \
             }                                                                                      \
-            _mm_setcsr(csr); /* the caller's flags as they were: a NaN sets "invalid" in a max */  \
-            return done;                                                                           \
+            return done; /* the flags raised stay until the call returns (host/fpenv.h) */         \
         }                                                                                          \
         switch (nv) {                                                                              \
             ROWS_CASE(name, 1);                                                                    \
