@@ -140,18 +140,16 @@ EXTREMES(min32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, LOAD
         return fbits##W(_mm512_reduce_##OP##_p##PS(m[0]));                                         \
     }
 
-static inline uint32_t fbits32(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-static inline uint64_t fbits64(double f)
-{
-    uint64_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
+/* fbitsW: a float's bits. */
+#define FBITS(W, FT)                                                                               \
+    static inline uint##W##_t fbits##W(FT f)                                                       \
+    {                                                                                              \
+        uint##W##_t u;                                                                             \
+        memcpy(&u, &f, sizeof u);                                                                  \
+        return u;                                                                                  \
+    }
+FBITS(32, float)
+FBITS(64, double)
 FMAX(fmax32, 32, float, __m512, s, max)
 FMAX(fmin32, 32, float, __m512, s, min)
 FMAX(fmax64, 64, double, __m512d, d, max)
@@ -164,12 +162,7 @@ FMAX(fmin64, 64, double, __m512d, d, min)
 #define HAVE_FMAX16 1
 #undef AVX512
 #define AVX512 __attribute__((target("avx512f,avx512bw,avx512fp16,avx2")))
-static inline uint16_t fbits16(_Float16 f)
-{
-    uint16_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
+FBITS(16, _Float16)
 FMAX(fmax16, 16, _Float16, __m512h, h, max)
 FMAX(fmin16, 16, _Float16, __m512h, h, min)
 #undef AVX512
