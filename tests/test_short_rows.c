@@ -49,8 +49,9 @@ static void run_fills(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-/* Two equal winners at positions k1 < k2 of every row and losers everywhere else: for ArgMax the
- * winners are 1 or NaN over values below one, for ArgMin the bottom value over values above it. */
+/* Two equal winners at positions k1 < k2 and losers everywhere else, one pair a row, so that one
+ * call checks every pair (each call costs a launch on OpenCL devices): for ArgMax the winners are
+ * 1 or NaN over values below one, for ArgMin the bottom value over values above it. */
 static void run_pairs(clmax_backend backend, clmax_type type)
 {
     static const int64_t pair_lengths[] = {9, 16, 33, 64, 100, 256};
@@ -59,41 +60,43 @@ static void run_pairs(clmax_backend backend, clmax_type type)
     rng_seed(&rng, 7200 + (uint64_t)type);
     for (size_t li = 0; li < sizeof pair_lengths / sizeof pair_lengths[0]; li++) {
         int64_t n = pair_lengths[li];
-        int64_t dims[2] = {3, n};
-        clmax_tensor_desc d = test_desc(type, 2, dims);
-        ref_view v = {3, (uint64_t)n, 1};
-        uint64_t count = output_count(&d);
-        void *x = test_malloc(count * ref_type_size(type));
-        /* every pair of short rows, a sample of the pairs of the longer (one a call) */
+        /* every pair of the short rows, a sample of the pairs of the longer */
+        int64_t rows = 0, (*pairs)[2] = test_malloc((size_t)(n * n) * sizeof *pairs);
         for (int64_t k1 = 0; k1 < n; k1 += 1 + (n > 128) * 6)
             for (int64_t k2 = k1 + 1; k2 < n; k2 += 1 + (n > 40) * 3 + (n > 128) * 12) {
-                for (int min = 0; min <= 1; min++) {
-                    for (uint64_t e = 0; e < count; e++)
-                        elem_set(type, x, e,
-                                 min ? value_above_bottom(type, &rng)
-                                     : value_below_one(type, &rng));
-                    for (uint64_t o = 0; o < v.outer; o++) {
-                        int nan = (int)rng_below(&rng, 2);
-                        uint64_t w = min ? value_bottom(type)
-                                         : (nan ? value_top(type, &rng) : value_one(type));
-                        plant(type, x, v, o, 0, (uint64_t)k1, w);
-                        plant(type, x, v, o, 0, (uint64_t)k2, w);
-                    }
-                    char what[64];
-                    snprintf(what, sizeof what, "short rows, pair %lld/%lld", (long long)k1,
-                             (long long)k2);
-                    for (int sli = 0; sli <= 1; sli++) {
-                        clmax_argmax_attrs a;
-                        clmax_argmax_attrs_init(&a, 13);
-                        a.axis = 1;
-                        a.select_last_index = sli;
-                        if (min)
-                            check_argmin(ctx, what, &d, x, &a);
-                        else
-                            check_argmax(ctx, what, &d, x, &a);
-                    }
-                }
+                pairs[rows][0] = k1;
+                pairs[rows++][1] = k2;
             }
+        int64_t dims[2] = {rows, n};
+        clmax_tensor_desc d = test_desc(type, 2, dims);
+        ref_view v = {(uint64_t)rows, (uint64_t)n, 1};
+        uint64_t count = output_count(&d);
+        void *x = test_malloc(count * ref_type_size(type));
+        for (int min = 0; min <= 1; min++) {
+            for (uint64_t e = 0; e < count; e++)
+                elem_set(type, x, e,
+                         min ? value_above_bottom(type, &rng) : value_below_one(type, &rng));
+            for (uint64_t o = 0; o < v.outer; o++) {
+                int nan = (int)rng_below(&rng, 2);
+                uint64_t w =
+                    min ? value_bottom(type) : (nan ? value_top(type, &rng) : value_one(type));
+                plant(type, x, v, o, 0, (uint64_t)pairs[o][0], w);
+                plant(type, x, v, o, 0, (uint64_t)pairs[o][1], w);
+            }
+            char what[64];
+            snprintf(what, sizeof what, "short rows of %lld, a pair a row", (long long)n);
+            for (int sli = 0; sli <= 1; sli++) {
+                clmax_argmax_attrs a;
+                clmax_argmax_attrs_init(&a, 13);
+                a.axis = 1;
+                a.select_last_index = sli;
+                if (min)
+                    check_argmin(ctx, what, &d, x, &a);
+                else
+                    check_argmax(ctx, what, &d, x, &a);
+            }
+        }
+        free(pairs);
         free(x);
     }
     clmax_context_destroy(ctx);
