@@ -6,6 +6,7 @@
  * short axes the 8-byte winners are more bytes than the input ([B, 3, 1] float16: 8 against 6),
  * and they went to memory and back between the two passes. */
 #include "backend.h"
+#include "cpu_hardmax_tiny.h"
 #include "onehot.h"
 #include "status.h"
 
@@ -37,6 +38,7 @@ static uint64_t block_slices(const clmax_problem *p)
 
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
 {
+    if (clmax_cpu_hardmax_tiny_fits(p)) return 1;
     if (p->n < 2 || p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
     const uint64_t block = block_slices(p), blocks = (p->outer + block - 1) / block;
     return blocks >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
@@ -48,6 +50,14 @@ static void fused_blocks(void *arg, uint64_t begin, uint64_t end)
     fused_job *f = arg;
     const clmax_problem *p = f->p;
     const uint64_t slice_bytes = p->n * p->inner * p->esize;
+    if (clmax_cpu_hardmax_tiny_fits(p)) {
+        for (uint64_t b = begin; b < end; b++) {
+            const uint64_t o = b * f->block;
+            const uint64_t rows = p->outer - o < f->block ? p->outer - o : f->block;
+            clmax_cpu_hardmax_tiny(p, rows, f->x + o * slice_bytes, f->y + o * slice_bytes);
+        }
+        return;
+    }
     int64_t *idx = malloc((size_t)(f->block * p->inner) * sizeof *idx);
     if (idx == NULL) {
         atomic_store(&f->status, CLMAX_ERROR_OUT_OF_MEMORY);

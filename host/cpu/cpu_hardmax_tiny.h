@@ -1,0 +1,18 @@
+/* Hardmax of contiguous rows of 2 to CLMAX_HARDMAX_TINY_N float elements in one pass
+ * (cpu_hardmax_tiny.c). */
+#ifndef CLMAX_CPU_HARDMAX_TINY_H
+#define CLMAX_CPU_HARDMAX_TINY_H
+
+#include "problem.h"
+
+#include <stdint.h>
+
+#define CLMAX_HARDMAX_TINY_N 3
+
+/* Whether p (a Hardmax problem) is rows this code takes: a float type, inner 1, n 2 or 3. */
+int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p);
+
+/* The one-hot of rows [0, rows) of p's shape from x into y, on the calling thread. */
+void clmax_cpu_hardmax_tiny(const clmax_problem *p, uint64_t rows, const void *x, void *y);
+
+#endif
