@@ -14,21 +14,23 @@
 #include "cpu_kernels.h"
 #include "keys.h"
 
-/* Rows [0, rows) of N elements of x, their one-hot in y; ONE is 1.0's bits. */
+/* Rows [0, rows) of N elements of x, their one-hot in y; ONE is 1.0's bits. The winner's place in
+ * the keys' own type: an unsigned int beside float16 keys mixed lane widths, and float16 rows of 3
+ * ran 0.46-0.57 of the limit so against 0.47-0.80. */
 #define TINY_ROWS(name, T, KEY, ONE)                                                               \
     static inline void name(const T *restrict x, T *restrict y, uint64_t rows, const unsigned N)   \
     {                                                                                              \
         for (uint64_t r = 0; r < rows; r++) {                                                      \
             const T *row = x + r * N;                                                              \
             T best = KEY(row[0]);                                                                  \
-            unsigned at = 0;                                                                       \
+            T at = 0;                                                                              \
             for (unsigned j = 1; j < N; j++) {                                                     \
                 T k = KEY(row[j]);                                                                 \
-                at = k > best ? j : at;                                                            \
+                at = k > best ? (T)j : at;                                                         \
                 best = k > best ? k : best;                                                        \
             }                                                                                      \
             for (unsigned j = 0; j < N; j++)                                                       \
-                y[r * N + j] = j == at ? (T)(ONE) : (T)0;                                          \
+                y[r * N + j] = (T)j == at ? (T)(ONE) : (T)0;                                       \
         }                                                                                          \
     }
 
