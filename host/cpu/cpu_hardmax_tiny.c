@@ -1,53 +1,73 @@
-/* Hardmax of contiguous rows of 2 or 3 elements on the CPU path, in one pass: each row's keys
+/* Hardmax of contiguous rows of 2 to 4 elements on the CPU path, in one pass: each row's keys
  * compared, its one-hot written at once.
  *
  * Why: the fused Hardmax (cpu_hardmax.c) finds a block's winners as 8-byte indices, then writes
  * the one-hot from them: on rows of two float16 that is 8 bytes of index a row beside 4 of input
  * and 4 of output, two passes and a scatter, 0.12-0.18 of the read + write limit. Here a row's
- * winner never leaves the registers; with n a constant GCC vectorises the loop over rows, the
- * row's elements in lanes of interleaved loads. Keys are integers (host/keys.h): no float compare,
+ * winner never leaves the registers. Keys are integers (host/keys.h): no float compare,
  * so the caller's MXCSR plays no part. Hardmax is ArgMax's first-index rule: a later element wins
- * only with a strictly larger key. Rows of 4 ran 3-4 times slower so than through the winners
- * (GCC's vector form of that loop), and stay there. */
+ * only with a strictly larger key. */
 #include "cpu_hardmax_tiny.h"
 
 #include "cpu_kernels.h"
 #include "keys.h"
 
-/* Rows [0, rows) of N elements of x, their one-hot in y; ONE is 1.0's bits. The winner's place in
- * the keys' own type: an unsigned int beside float16 keys mixed lane widths, and float16 rows of 3
- * ran 0.46-0.57 of the limit so against 0.47-0.80. */
-#define TINY_ROWS(name, T, KEY, ONE)                                                               \
-    static inline void name(const T *restrict x, T *restrict y, uint64_t rows, const unsigned N)   \
+/* A mask of all ones where c holds. */
+#define ALL(T, c) ((T)((T)0 - (T)(c)))
+/* m: the better of keys k and l (l the later: it wins only by a larger key); w: l's win. */
+#define MATCH(T, m, w, k, l) const T w = ALL(T, (l) > (k)), m = (T)(((l)&w) | ((k) & (T)~w))
+
+/* Rows [0, rows) of 2, 3 and 4 elements of x, their one-hot in y (ONE: 1.0's bits), as
+ * tournaments of pairs in masks, every row the same operations, which GCC vectorises over rows
+ * with interleaved loads and stores. A loop over a row's elements instead ran float16 rows of 3 at
+ * 0.47-0.72 of the limit (the tournament 0.87-0.94) and lost its vector form at 4 (0.06-0.21). */
+#define TINY_ROWS(sfx, T, KEY, ONE)                                                                \
+    static inline void rows2_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
     {                                                                                              \
         for (uint64_t r = 0; r < rows; r++) {                                                      \
-            const T *row = x + r * N;                                                              \
-            T best = KEY(row[0]);                                                                  \
-            T at = 0;                                                                              \
-            for (unsigned j = 1; j < N; j++) {                                                     \
-                T k = KEY(row[j]);                                                                 \
-                at = k > best ? (T)j : at;                                                         \
-                best = k > best ? k : best;                                                        \
-            }                                                                                      \
-            for (unsigned j = 0; j < N; j++)                                                       \
-                y[r * N + j] = (T)j == at ? (T)(ONE) : (T)0;                                       \
+            MATCH(T, m, a, KEY(x[2 * r]), KEY(x[2 * r + 1]));                                      \
+            (void)m;                                                                               \
+            y[2 * r] = (T)((T)(ONE) & (T)~a);                                                      \
+            y[2 * r + 1] = (T)((T)(ONE)&a);                                                        \
+        }                                                                                          \
+    }                                                                                              \
+    static inline void rows3_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
+    {                                                                                              \
+        for (uint64_t r = 0; r < rows; r++) {                                                      \
+            MATCH(T, m01, a, KEY(x[3 * r]), KEY(x[3 * r + 1]));                                    \
+            const T c = ALL(T, KEY(x[3 * r + 2]) > m01);                                           \
+            y[3 * r] = (T)((T)(ONE) & (T)~c & (T)~a);                                              \
+            y[3 * r + 1] = (T)((T)(ONE) & (T)~c & a);                                              \
+            y[3 * r + 2] = (T)((T)(ONE)&c);                                                        \
+        }                                                                                          \
+    }                                                                                              \
+    static inline void rows4_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
+    {                                                                                              \
+        for (uint64_t r = 0; r < rows; r++) {                                                      \
+            MATCH(T, m01, a, KEY(x[4 * r]), KEY(x[4 * r + 1]));                                    \
+            MATCH(T, m23, b, KEY(x[4 * r + 2]), KEY(x[4 * r + 3]));                                \
+            const T c = ALL(T, m23 > m01);                                                         \
+            y[4 * r] = (T)((T)(ONE) & (T)~c & (T)~a);                                              \
+            y[4 * r + 1] = (T)((T)(ONE) & (T)~c & a);                                              \
+            y[4 * r + 2] = (T)((T)(ONE)&c & (T)~b);                                                \
+            y[4 * r + 3] = (T)((T)(ONE)&c & b);                                                    \
         }                                                                                          \
     }
 
-TINY_ROWS(rows_f16, uint16_t, clmax_key_f16, 0x3C00u)
-TINY_ROWS(rows_bf16, uint16_t, clmax_key_bf16, 0x3F80u)
-TINY_ROWS(rows_f32, uint32_t, clmax_key_f32, 0x3F800000u)
-TINY_ROWS(rows_f64, uint64_t, clmax_key_f64, 0x3FF0000000000000ull)
+TINY_ROWS(f16, uint16_t, clmax_key_f16, 0x3C00u)
+TINY_ROWS(bf16, uint16_t, clmax_key_bf16, 0x3F80u)
+TINY_ROWS(f32, uint32_t, clmax_key_f32, 0x3F800000u)
+TINY_ROWS(f64, uint64_t, clmax_key_f64, 0x3FF0000000000000ull)
 
-/* Each length its own loop, so that N is a constant there. */
-#define BY_LENGTH(fn, T)                                                                           \
+/* Rows of n of type sfx, here: inlined into each clone of the caller, in its vector width. */
+#define BY_LENGTH(sfx)                                                                             \
     do {                                                                                           \
-        const T *xs = x;                                                                           \
-        T *ys = y;                                                                                 \
-        if (n == 2)                                                                                \
-            fn(xs, ys, rows, 2);                                                                   \
+        if (p->n == 2)                                                                             \
+            rows2_##sfx(x, y, rows);                                                               \
+        else if (p->n == 3)                                                                        \
+            rows3_##sfx(x, y, rows);                                                               \
         else                                                                                       \
-            fn(xs, ys, rows, 3);                                                                   \
+            rows4_##sfx(x, y, rows);                                                               \
     } while (0)
 
 int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p)
@@ -60,19 +80,18 @@ int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p)
 CLMAX_CPU_CLONES void clmax_cpu_hardmax_tiny(const clmax_problem *p, uint64_t rows, const void *x,
                                              void *y)
 {
-    const uint64_t n = p->n;
     switch (p->type) {
     case CLMAX_TYPE_FLOAT16:
-        BY_LENGTH(rows_f16, uint16_t);
+        BY_LENGTH(f16);
         break;
     case CLMAX_TYPE_BFLOAT16:
-        BY_LENGTH(rows_bf16, uint16_t);
+        BY_LENGTH(bf16);
         break;
     case CLMAX_TYPE_FLOAT32:
-        BY_LENGTH(rows_f32, uint32_t);
+        BY_LENGTH(f32);
         break;
     default:
-        BY_LENGTH(rows_f64, uint64_t);
+        BY_LENGTH(f64);
         break;
     }
 }

@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 
-#define CLMAX_HARDMAX_TINY_N 3
+#define CLMAX_HARDMAX_TINY_N 4
 
-/* Whether p (a Hardmax problem) is rows this code takes: a float type, inner 1, n 2 or 3. */
+/* Whether p (a Hardmax problem) is rows this code takes: a float type, inner 1, n 2 to 4. */
 int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p);
 
 /* The one-hot of rows [0, rows) of p's shape from x into y, on the calling thread. */
