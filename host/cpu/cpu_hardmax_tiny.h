@@ -1,5 +1,4 @@
-/* Hardmax of contiguous rows of 2 to CLMAX_HARDMAX_TINY_N float elements in one pass
- * (cpu_hardmax_tiny.c). */
+/* Hardmax of contiguous rows of 2, 3, 4 or 8 float elements in one pass (cpu_hardmax_tiny.c). */
 #ifndef CLMAX_CPU_HARDMAX_TINY_H
 #define CLMAX_CPU_HARDMAX_TINY_H
 
@@ -7,9 +6,7 @@
 
 #include <stdint.h>
 
-#define CLMAX_HARDMAX_TINY_N 4
-
-/* Whether p (a Hardmax problem) is rows this code takes: a float type, inner 1, n 2 to 4. */
+/* Whether p (a Hardmax problem) is rows this code takes: a float type, inner 1, n 2, 3, 4 or 8. */
 int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p);
 
 /* The one-hot of rows [0, rows) of p's shape from x into y, on the calling thread. */
