@@ -38,8 +38,9 @@ static uint64_t block_slices(const clmax_problem *p)
 
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
 {
-    if (clmax_cpu_hardmax_tiny_fits(p)) return 1;
     if (p->n < 2 || p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
+    /* One pass whatever the count of blocks: a single thread takes a few of them as fast. */
+    if (clmax_cpu_hardmax_tiny_fits(p)) return 1;
     const uint64_t block = block_slices(p), blocks = (p->outer + block - 1) / block;
     return blocks >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
 }

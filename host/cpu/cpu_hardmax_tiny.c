@@ -1,9 +1,9 @@
-/* Hardmax of contiguous rows of 2, 3, 4 and 8 elements on the CPU path, in one pass: each row's
- * keys compared, its one-hot written at once.
+/* Hardmax on the CPU path in one pass over slices of 2, 3 or 4 rows of one or at least 16 lanes,
+ * and contiguous rows of 8: each lane's keys compared, its one-hot written at once.
  *
  * Why: the fused Hardmax (cpu_hardmax.c) finds a block's winners as 8-byte indices, then writes
  * the one-hot from them: on rows of two float16 that is 8 bytes of index a row beside 4 of input
- * and 4 of output, two passes and a scatter, 0.12-0.18 of the read + write limit. Here a row's
+ * and 4 of output, two passes and a scatter, 0.12-0.18 of the read + write limit. Here a lane's
  * winner never leaves the registers. Keys are integers (host/keys.h): no float compare,
  * so the caller's MXCSR plays no part. Hardmax is ArgMax's first-index rule: a later element wins
  * only with a strictly larger key. */
@@ -17,45 +17,11 @@
 /* m: the better of keys k and l (l the later: it wins only by a larger key); w: l's win. */
 #define MATCH(T, m, w, k, l) const T w = ALL(T, (l) > (k)), m = (T)(((l)&w) | ((k) & (T)~w))
 
-/* Rows [0, rows) of 2, 3, 4 and 8 elements of x, their one-hot in y (ONE: 1.0's bits), in masks,
- * every row the same operations, which GCC vectorises over rows with interleaved loads and
- * stores: rows of 2 to 4 as tournaments of pairs, rows of 8 as a running best whose wins are kept
- * (the one goes to the last win). A loop over a row's elements with a running index ran float16
- * rows of 3 at 0.47-0.72 of the limit (the tournament 0.87-0.94) and lost its vector form at 4
- * (0.06-0.21); the running best kept none at 5 and 7 (0.14-0.32 against 0.49-0.87 through the
- * winners), which stay there. */
-#define TINY_ROWS(sfx, T, KEY, ONE)                                                                \
-    static inline void rows2_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
-    {                                                                                              \
-        for (uint64_t r = 0; r < rows; r++) {                                                      \
-            MATCH(T, m, a, KEY(x[2 * r]), KEY(x[2 * r + 1]));                                      \
-            (void)m;                                                                               \
-            y[2 * r] = (T)((T)(ONE) & (T)~a);                                                      \
-            y[2 * r + 1] = (T)((T)(ONE)&a);                                                        \
-        }                                                                                          \
-    }                                                                                              \
-    static inline void rows3_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
-    {                                                                                              \
-        for (uint64_t r = 0; r < rows; r++) {                                                      \
-            MATCH(T, m01, a, KEY(x[3 * r]), KEY(x[3 * r + 1]));                                    \
-            const T c = ALL(T, KEY(x[3 * r + 2]) > m01);                                           \
-            y[3 * r] = (T)((T)(ONE) & (T)~c & (T)~a);                                              \
-            y[3 * r + 1] = (T)((T)(ONE) & (T)~c & a);                                              \
-            y[3 * r + 2] = (T)((T)(ONE)&c);                                                        \
-        }                                                                                          \
-    }                                                                                              \
-    static inline void rows4_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
-    {                                                                                              \
-        for (uint64_t r = 0; r < rows; r++) {                                                      \
-            MATCH(T, m01, a, KEY(x[4 * r]), KEY(x[4 * r + 1]));                                    \
-            MATCH(T, m23, b, KEY(x[4 * r + 2]), KEY(x[4 * r + 3]));                                \
-            const T c = ALL(T, m23 > m01);                                                         \
-            y[4 * r] = (T)((T)(ONE) & (T)~c & (T)~a);                                              \
-            y[4 * r + 1] = (T)((T)(ONE) & (T)~c & a);                                              \
-            y[4 * r + 2] = (T)((T)(ONE)&c & (T)~b);                                                \
-            y[4 * r + 3] = (T)((T)(ONE)&c & b);                                                    \
-        }                                                                                          \
-    }                                                                                              \
+/* Contiguous rows [0, rows) of 8 elements of x, their one-hot in y (ONE: 1.0's bits): a running
+ * best whose wins are kept as masks, the one going to the last win; GCC vectorises it over rows
+ * with interleaved loads and stores. It kept no vector form at 5 and 7 (0.14-0.32 of the limit
+ * against 0.49-0.87 through the winners), which stay there. */
+#define TINY_ROWS8(sfx, T, KEY, ONE)                                                               \
     static inline void rows8_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
     {                                                                                              \
         for (uint64_t r = 0; r < rows; r++) {                                                      \
@@ -73,29 +39,95 @@
         }                                                                                          \
     }
 
-TINY_ROWS(f16, uint16_t, clmax_key_f16, 0x3C00u)
-TINY_ROWS(bf16, uint16_t, clmax_key_bf16, 0x3F80u)
-TINY_ROWS(f32, uint32_t, clmax_key_f32, 0x3F800000u)
-TINY_ROWS(f64, uint64_t, clmax_key_f64, 0x3FF0000000000000ull)
+/* Slices [0, rows) of [n, inner], n = 2, 3, 4, of x, their one-hot in y: tournaments of pairs in
+ * masks, lane by lane, every lane the same operations. GCC vectorises the loop over a slice's
+ * lanes (unit stride), or with inner the constant 1, over rows with interleaved loads and stores.
+ * For rows, a loop over a row's elements with a running index ran float16 rows of 3 at 0.47-0.72
+ * of the limit (the tournament 0.87-0.94) and lost its vector form at 4 (0.06-0.21). */
+#define TINY_LANES(sfx, T, KEY, ONE)                                                               \
+    static inline void lanes2_##sfx(const T *restrict x, T *restrict y, uint64_t rows,             \
+                                    uint64_t inner)                                                \
+    {                                                                                              \
+        for (uint64_t r = 0; r < rows; r++) {                                                      \
+            const T *restrict a = x + 2 * r * inner;                                               \
+            T *restrict b = y + 2 * r * inner;                                                     \
+            for (uint64_t l = 0; l < inner; l++) {                                                 \
+                MATCH(T, m, w, KEY(a[l]), KEY(a[inner + l]));                                      \
+                (void)m;                                                                           \
+                b[l] = (T)((T)(ONE) & (T)~w);                                                      \
+                b[inner + l] = (T)((T)(ONE)&w);                                                    \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static inline void lanes3_##sfx(const T *restrict x, T *restrict y, uint64_t rows,             \
+                                    uint64_t inner)                                                \
+    {                                                                                              \
+        for (uint64_t r = 0; r < rows; r++) {                                                      \
+            const T *restrict a = x + 3 * r * inner;                                               \
+            T *restrict b = y + 3 * r * inner;                                                     \
+            for (uint64_t l = 0; l < inner; l++) {                                                 \
+                MATCH(T, m01, w, KEY(a[l]), KEY(a[inner + l]));                                    \
+                const T c = ALL(T, KEY(a[2 * inner + l]) > m01);                                   \
+                b[l] = (T)((T)(ONE) & (T)~c & (T)~w);                                              \
+                b[inner + l] = (T)((T)(ONE) & (T)~c & w);                                          \
+                b[2 * inner + l] = (T)((T)(ONE)&c);                                                \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static inline void lanes4_##sfx(const T *restrict x, T *restrict y, uint64_t rows,             \
+                                    uint64_t inner)                                                \
+    {                                                                                              \
+        for (uint64_t r = 0; r < rows; r++) {                                                      \
+            const T *restrict a = x + 4 * r * inner;                                               \
+            T *restrict b = y + 4 * r * inner;                                                     \
+            for (uint64_t l = 0; l < inner; l++) {                                                 \
+                MATCH(T, m01, v, KEY(a[l]), KEY(a[inner + l]));                                    \
+                MATCH(T, m23, w, KEY(a[2 * inner + l]), KEY(a[3 * inner + l]));                    \
+                const T c = ALL(T, m23 > m01);                                                     \
+                b[l] = (T)((T)(ONE) & (T)~c & (T)~v);                                              \
+                b[inner + l] = (T)((T)(ONE) & (T)~c & v);                                          \
+                b[2 * inner + l] = (T)((T)(ONE)&c & (T)~w);                                        \
+                b[3 * inner + l] = (T)((T)(ONE)&c & w);                                            \
+            }                                                                                      \
+        }                                                                                          \
+    }
 
-/* Rows of n of type sfx, here: inlined into each clone of the caller, in its vector width. */
+TINY_LANES(f16, uint16_t, clmax_key_f16, 0x3C00u)
+TINY_LANES(bf16, uint16_t, clmax_key_bf16, 0x3F80u)
+TINY_LANES(f32, uint32_t, clmax_key_f32, 0x3F800000u)
+TINY_LANES(f64, uint64_t, clmax_key_f64, 0x3FF0000000000000ull)
+
+TINY_ROWS8(f16, uint16_t, clmax_key_f16, 0x3C00u)
+TINY_ROWS8(bf16, uint16_t, clmax_key_bf16, 0x3F80u)
+TINY_ROWS8(f32, uint32_t, clmax_key_f32, 0x3F800000u)
+TINY_ROWS8(f64, uint64_t, clmax_key_f64, 0x3FF0000000000000ull)
+
+/* Lanes a slice at least for TINY_LANES: with 3 and 7 its loop over a slice's lanes is too short
+ * (float32 [B, 3..4, 3..7] 0.43-0.54 of the limit through the winners, 0.29-0.33 so); from 16 on
+ * it ran at 0.73-1.17 against 0.10-0.73. 8 to 15 were not measured. */
+#define TINY_LANES_MIN 16
+
+/* Slices of type sfx, here: inlined into each clone of the caller, in its vector width; contiguous
+ * rows with inner the constant 1. */
 #define BY_LENGTH(sfx)                                                                             \
     do {                                                                                           \
-        if (p->n == 2)                                                                             \
-            rows2_##sfx(x, y, rows);                                                               \
-        else if (p->n == 3)                                                                        \
-            rows3_##sfx(x, y, rows);                                                               \
-        else if (p->n == 4)                                                                        \
-            rows4_##sfx(x, y, rows);                                                               \
-        else                                                                                       \
+        const uint64_t in = p->inner;                                                              \
+        if (p->n == 8)                                                                             \
             rows8_##sfx(x, y, rows);                                                               \
+        else if (p->n == 2)                                                                        \
+            in == 1 ? lanes2_##sfx(x, y, rows, 1) : lanes2_##sfx(x, y, rows, in);                  \
+        else if (p->n == 3)                                                                        \
+            in == 1 ? lanes3_##sfx(x, y, rows, 1) : lanes3_##sfx(x, y, rows, in);                  \
+        else                                                                                       \
+            in == 1 ? lanes4_##sfx(x, y, rows, 1) : lanes4_##sfx(x, y, rows, in);                  \
     } while (0)
 
 int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p)
 {
     int floating = p->type == CLMAX_TYPE_FLOAT16 || p->type == CLMAX_TYPE_BFLOAT16 ||
                    p->type == CLMAX_TYPE_FLOAT32 || p->type == CLMAX_TYPE_FLOAT64;
-    return floating && p->inner == 1 && ((p->n >= 2 && p->n <= 4) || p->n == 8);
+    if (!floating || p->n < 2) return 0;
+    return p->inner == 1 ? p->n <= 4 || p->n == 8 : p->n <= 4 && p->inner >= TINY_LANES_MIN;
 }
 
 CLMAX_CPU_CLONES void clmax_cpu_hardmax_tiny(const clmax_problem *p, uint64_t rows, const void *x,

@@ -1,4 +1,5 @@
-/* Hardmax of contiguous rows of 2, 3, 4 or 8 float elements in one pass (cpu_hardmax_tiny.c). */
+/* Hardmax of float slices of 2 to 4 rows, or contiguous rows of 8, in one pass
+ * (cpu_hardmax_tiny.c). */
 #ifndef CLMAX_CPU_HARDMAX_TINY_H
 #define CLMAX_CPU_HARDMAX_TINY_H
 
@@ -6,7 +7,8 @@
 
 #include <stdint.h>
 
-/* Whether p (a Hardmax problem) is rows this code takes: a float type, inner 1, n 2, 3, 4 or 8. */
+/* Whether this code takes p (a Hardmax problem): a float type, n 2 to 4 with inner 1 or at least
+ * 16, or n 8 with inner 1. */
 int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p);
 
 /* The one-hot of rows [0, rows) of p's shape from x into y, on the calling thread. */
