@@ -11,7 +11,7 @@
  * 16, or n 8 with inner 1. */
 int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p);
 
-/* The one-hot of rows [0, rows) of p's shape from x into y, on the calling thread. */
+/* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread. */
 void clmax_cpu_hardmax_tiny(const clmax_problem *p, uint64_t rows, const void *x, void *y);
 
 #endif
