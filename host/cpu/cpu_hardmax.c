@@ -45,20 +45,25 @@ int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
     return blocks >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
 }
 
-/* Blocks [begin, end) on this thread. */
+/* Blocks [begin, end) on this thread, in one pass each (cpu_hardmax_tiny.c). */
+static void tiny_blocks(void *arg, uint64_t begin, uint64_t end)
+{
+    fused_job *f = arg;
+    const clmax_problem *p = f->p;
+    const uint64_t slice_bytes = p->n * p->inner * p->esize;
+    for (uint64_t b = begin; b < end; b++) {
+        const uint64_t o = b * f->block;
+        const uint64_t rows = p->outer - o < f->block ? p->outer - o : f->block;
+        clmax_cpu_hardmax_tiny(p, rows, f->x + o * slice_bytes, f->y + o * slice_bytes);
+    }
+}
+
+/* Blocks [begin, end) on this thread: their winners, then their one-hot. */
 static void fused_blocks(void *arg, uint64_t begin, uint64_t end)
 {
     fused_job *f = arg;
     const clmax_problem *p = f->p;
     const uint64_t slice_bytes = p->n * p->inner * p->esize;
-    if (clmax_cpu_hardmax_tiny_fits(p)) {
-        for (uint64_t b = begin; b < end; b++) {
-            const uint64_t o = b * f->block;
-            const uint64_t rows = p->outer - o < f->block ? p->outer - o : f->block;
-            clmax_cpu_hardmax_tiny(p, rows, f->x + o * slice_bytes, f->y + o * slice_bytes);
-        }
-        return;
-    }
     int64_t *idx = malloc((size_t)(f->block * p->inner) * sizeof *idx);
     if (idx == NULL) {
         atomic_store(&f->status, CLMAX_ERROR_OUT_OF_MEMORY);
@@ -83,7 +88,8 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
 {
     fused_job f = {ctx, p, x, y, block_slices(p), p->outer * p->n * p->inner * p->esize, CLMAX_OK};
     const uint64_t blocks = (p->outer + f.block - 1) / f.block;
-    clmax_parallel_for(ctx, blocks, FUSE_BLOCKS_MIN, fused_blocks, &f);
+    clmax_parallel_for(ctx, blocks, FUSE_BLOCKS_MIN,
+                       clmax_cpu_hardmax_tiny_fits(p) ? tiny_blocks : fused_blocks, &f);
     clmax_status st = (clmax_status)atomic_load(&f.status);
     if (st != CLMAX_OK)
         return clmax_fail(st, "CPU path: Hardmax of %llu slices failed on a block's winners",
