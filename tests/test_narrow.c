@@ -35,6 +35,8 @@ static const narrow_case cases[] = {
     {3, {3001, 2, 2}, 1},   /* the same, the shortest slices, a group left part full */
     {3, {701, 13, 5}, 1},   /* rows of 13 in 5 streams */
     {3, {5, 127, 7}, 1},    /* the longest rows and lanes: groups of 2 slices of 8-byte types */
+    {3, {1501, 9, 6}, 1},   /* 5 to 7 lanes go through slots of 8 (cpu_deal.c), 6 here */
+    {3, {999, 33, 7}, 1},   /* 7, the last row of the tensor read by its own 7 elements */
 };
 
 /* Axes long enough to be widened on the CPU path too, which reads the shorter ones as rows of its

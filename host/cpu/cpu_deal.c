@@ -32,12 +32,43 @@
             for (uint64_t l = 0; l < (I); l++)                                                     \
                 d[l * count + e] = s[e * (I) + l];                                                 \
     }
+/* Groups of 5 to 7 lanes stay scalar in that form (the compiler vectorises interleaved groups
+ * of 2, 3 and 4 only), and ran at 0.11-0.25 of the limit. So each row is first copied whole into
+ * a slot of 8 elements (one load and one store of 8 elements, reading past the row into the next),
+ * then the slots are dealt whole as a group of 8, which is vectorised (with a gap, 6 and 7 were
+ * not), and the lanes under I copied out. A group's last row is copied by its own I elements:
+ * its 8 could read past the input. */
+#define PAD_ROWS 64
+#define DEAL_PAD_FN(T, I)                                                                          \
+    DEAL_CLONES static void deal_##T##_##I(const void *sv, uint64_t count, void *dv)               \
+    {                                                                                              \
+        const T *s = sv;                                                                           \
+        T *d = dv;                                                                                 \
+        T pad[PAD_ROWS * 8], tr[8][PAD_ROWS];                                                      \
+        for (uint64_t e0 = 0; e0 < count; e0 += PAD_ROWS) {                                        \
+            const uint64_t m = count - e0 < PAD_ROWS ? count - e0 : PAD_ROWS;                      \
+            const uint64_t whole = e0 + m < count ? m : m - 1;                                     \
+            for (uint64_t e = 0; e < whole; e++)                                                   \
+                memcpy(pad + e * 8, s + (e0 + e) * (I), 8 * sizeof(T));                            \
+            if (whole < m) {                                                                       \
+                memset(pad + whole * 8, 0, 8 * sizeof(T));                                         \
+                memcpy(pad + whole * 8, s + (e0 + whole) * (I), (I) * sizeof(T));                  \
+            }                                                                                      \
+            for (uint64_t e = 0; e < m; e++)                                                       \
+                for (uint64_t l = 0; l < 8; l++)                                                   \
+                    tr[l][e] = pad[e * 8 + l];                                                     \
+            for (uint64_t l = 0; l < (I); l++)                                                     \
+                memcpy(d + l * count + e0, tr[l], m * sizeof(T));                                  \
+        }                                                                                          \
+    }
+/* 8-byte elements are dealt in rows under 32 bytes (clmax_cpu_deal_fits): 3 lanes at most. */
 #define DEAL_TYPE(T)                                                                               \
-    DEAL_FN(T, 2) DEAL_FN(T, 3) DEAL_FN(T, 4) DEAL_FN(T, 5) DEAL_FN(T, 6) DEAL_FN(T, 7)
+    DEAL_FN(T, 2) DEAL_FN(T, 3) DEAL_FN(T, 4) DEAL_PAD_FN(T, 5) DEAL_PAD_FN(T, 6) DEAL_PAD_FN(T, 7)
 DEAL_TYPE(uint8_t)
 DEAL_TYPE(uint16_t)
 DEAL_TYPE(uint32_t)
-DEAL_TYPE(uint64_t)
+DEAL_FN(uint64_t, 2)
+DEAL_FN(uint64_t, 3)
 
 /* With stream, the winners go out with non-temporal stores (clmax_cpu_put, cpu_short.h; the
  * caller fences): on [B, 7, 3] uint8 the int64 winners are more bytes than the input. */
@@ -80,8 +111,11 @@ static deal_fn pick_deal(size_t esize, uint64_t inner)
         NULL, NULL, deal_##T##_2, deal_##T##_3, deal_##T##_4, deal_##T##_5, deal_##T##_6,          \
             deal_##T##_7                                                                           \
     }
-    static const deal_fn table[4][DEAL_INNER + 1] = {DEAL_ROW(uint8_t), DEAL_ROW(uint16_t),
-                                                     DEAL_ROW(uint32_t), DEAL_ROW(uint64_t)};
+    static const deal_fn table[4][DEAL_INNER + 1] = {
+        DEAL_ROW(uint8_t),
+        DEAL_ROW(uint16_t),
+        DEAL_ROW(uint32_t),
+        {NULL, NULL, deal_uint64_t_2, deal_uint64_t_3, NULL, NULL, NULL, NULL}};
 #undef DEAL_ROW
     int w = esize == 1 ? 0 : esize == 2 ? 1 : esize == 4 ? 2 : 3;
     return table[w][inner];
