@@ -37,6 +37,7 @@ static const narrow_case cases[] = {
     {3, {5, 127, 7}, 1},    /* the longest rows and lanes: groups of 2 slices of 8-byte types */
     {3, {1501, 9, 6}, 1},   /* 5 to 7 lanes go through slots of 8 (cpu_deal.c), 6 here */
     {3, {999, 33, 7}, 1},   /* 7, the last row of the tensor read by its own 7 elements */
+    {3, {2, 65535, 3}, 1},  /* the longest axis of the packed words (cpu_packed.c): rows to 65534 */
 };
 
 /* Axes long enough to be widened on the CPU path too, which reads the shorter ones as rows of its
