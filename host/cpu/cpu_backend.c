@@ -136,17 +136,20 @@ static int few_fits(const clmax_problem *p)
 /* Slices for the packed words (cpu_packed.c), where they have at least PACK_STEPS steps of 32
  * elements: under that the per-slice work (a max over a step's rows, the winners' writes) lost to
  * the dealt rows (cpu_deal.c: uint8 [B, 128, 2] 0.46 dealt, 0.29 packed), which one-byte slices of
- * up to 7 lanes keep to 16 steps; and one-byte slices of up to 7 lanes on axes up to PACK_N8,
- * past which the few-lane rows ran as fast. In turns on this machine: uint8 [B, 256, 7]
- * 0.16 -> 0.49 of the limit, float16 0.23 -> 0.68. */
-#define PACK_STEPS(esize, inner) ((esize) == 2 ? 5u : (inner) <= 7 ? 16u : 8u)
+ * up to 7 lanes keep to 16 steps; one-byte slices of up to 7 lanes on axes up to PACK_N8, past
+ * which the few-lane rows ran as fast; four-byte types in 512-bit vectors only, whose 64-bit
+ * words' max AVX2 lacks (float32 [B, 1000, 2] 0.96 -> 0.44 in AVX2, 0.88 -> 0.98 in AVX-512).
+ * In turns on this machine: uint8 [B, 256, 7] 0.16 -> 0.49 of the limit, float16 0.23 -> 0.68,
+ * float32 0.21 -> 0.83. */
+#define PACK_STEPS(esize, inner) ((esize) >= 2 ? 5u : (inner) <= 7 ? 16u : 8u)
 #define PACK_N8 2048
-static int packed_fits(const clmax_problem *p)
+static int packed_fits(const clmax_problem *p, int wide)
 {
-    if (p->esize > 2 || p->inner < 2 || p->inner > PACK_INNER || p->n >= 65536) return 0;
+    if (p->esize == 4 && !wide) return 0;
+    if (p->esize > 4 || p->inner < 2 || p->inner > PACK_INNER || p->n >= 65536) return 0;
     const uint64_t rows = 32 / p->inner;
     if ((p->n + rows - 1) / rows < PACK_STEPS(p->esize, p->inner)) return 0;
-    return p->esize == 2 || p->inner >= 8 || p->n <= PACK_N8;
+    return p->esize >= 2 || p->inner >= 8 || p->n <= PACK_N8;
 }
 
 int clmax_cpu_few_lanes(const clmax_problem *p)
@@ -331,7 +334,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
-    if (packed_fits(p)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
+    if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
 
     int threads = max_threads > MAX_THREADS ? MAX_THREADS : max_threads;
     uint64_t total = p->outer * p->n * p->inner;

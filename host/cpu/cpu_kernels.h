@@ -2,8 +2,8 @@
  * (cpu_types.inc), and what they share with the planner (cpu_backend.c):
  *   cpu_rows.c   (cpu_rows.inc)    row_*, short_rows_*: contiguous rows (inner == 1)
  *   cpu_slices.c (cpu_slices.inc)  slices_*: whole small slices of one-byte lanes
- *   cpu_packed.c (cpu_packed.inc)  packed_*, packed512_*: whole slices of 2 to 16 lanes of 8- and
- *                                  16-bit keys, as one stream of packed (key, row) words
+ *   cpu_packed.c (cpu_packed.inc)  packed_*, packed512_*: whole slices of 2 to 16 lanes of 8- to
+ *                                  32-bit keys, as one stream of packed (key, row) words
  *   cpu_lanes.c  (cpu_lanes.inc)   lanes_*, lanes512_*: strided axes, by integer keys
  *   cpu_flanes.c (cpu_flanes.inc)  flanes_*, lanes_fp_*: float32 / float64 strided axes, by float
  *                                  compares, falling back to lanes_*
@@ -92,8 +92,8 @@ typedef void (*lanes_fn)(const void *x, uint64_t inner, uint64_t lanes, uint64_t
 typedef void (*slices_fn)(const void *x, uint64_t rows, uint64_t n, uint64_t inner, int last,
                           int64_t *out);
 
-/* Whole slices [n, inner] of 8- and 16-bit keys, 2 to PACK_INNER lanes, n < 65536 (cpu_packed.c);
- * readable: the elements from x that may be read. */
+/* Whole slices [n, inner] of 8-, 16- and 32-bit keys, 2 to PACK_INNER lanes, n < 65536
+ * (cpu_packed.c); readable: the elements from x that may be read. */
 #define PACK_INNER 16
 typedef void (*packed_fn)(const void *x, uint64_t slices, uint64_t n, uint64_t inner, int last,
                           int64_t *out, uint64_t readable);
