@@ -142,7 +142,7 @@ static int few_fits(const clmax_problem *p)
  * In turns on this machine: uint8 [B, 256, 7] 0.16 -> 0.49 of the limit, float16 0.23 -> 0.68,
  * float32 0.21 -> 0.83. */
 #define PACK_STEPS(esize, inner) ((esize) >= 2 ? 5u : (inner) <= 7 ? 16u : 8u)
-#define PACK_N8 2048
+#define PACK_N8 1024
 static int packed_fits(const clmax_problem *p, int wide)
 {
     if (p->esize == 4 && !wide) return 0;
