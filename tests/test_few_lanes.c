@@ -1,11 +1,11 @@
 /* Strided axes with few lanes ([S, n, inner], inner 2 to 12), which the CPU path reads as rows of
  * several axis positions of every lane (host/cpu/cpu_backend.c, few_lanes) and whose winners it
  * combines by key and position, with the positions left over run by the lanes code; or, for one-
- * and two-byte types, as one stream of packed (key, row) words (cpu_packed.c), whose last step
- * in the tensor is read from a copy. A winner
- * (floats: a NaN of either sign; integers: the maximum) is planted for each lane of each slice at
- * every one of the first 64 positions in turn (every place in a row of positions), at the last
- * positions (the leftovers) and at random ones, alone or tied further on; then tensors full of
+ * and two-byte types (four-byte ones where the lanes run 512-bit vectors), as one stream of
+ * packed (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy. A
+ * winner (floats: a NaN of either sign; integers: the maximum) is planted for each lane of each
+ * slice at every one of the first 64 positions in turn (every place in a row of positions), at the
+ * last positions (the leftovers) and at random ones, alone or tied further on; then tensors full of
  * ties (small values, +-0) and of special values. Axis lengths with and without leftovers. ArgMax
  * and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: one length. */
 #include "common.h"
