@@ -8,8 +8,10 @@
 #      OpenCL driver is even loaded; full leak checking, no suppressions;
 #   2. PoCL: CLMAX_REQUIRE_OPENCL=1; leak checking on, with .ci/lsan.supp hiding only the
 #      allocations that PoCL, LLVM (PoCL's in-process compiler) and the ICD loader never free.
-#      On small shapes (CLMAX_TEST_SMALL=1, as valgrind): the cases of millions of elements
-#      exercise the same host code as the small ones, and took most of this half's time.
+# Both on small shapes (CLMAX_TEST_SMALL=1, as valgrind): the cases of millions of elements run
+# the same code as the small ones, which still span several threads' units (tensors over 256 KiB),
+# and took most of the time (the CPU half 284 s with them, 106 s without, on a 2-core VM); the
+# unsanitized modes of .ci/run run them.
 # Labels run: unit (includes the fuzz corpus replays and the threads test), onnx, cli, example
 # (not install: it builds an uninstrumented consumer against the instrumented library).
 #
@@ -87,7 +89,7 @@ run() {
 
 ASAN_COMMON="detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 
-run cpu CLMAX_BACKEND=cpu OCL_ICD_VENDORS="$empty_icd" OCL_ICD_FILENAMES= \
+run cpu CLMAX_BACKEND=cpu OCL_ICD_VENDORS="$empty_icd" OCL_ICD_FILENAMES= CLMAX_TEST_SMALL=1 \
     ASAN_OPTIONS="$ASAN_COMMON:log_path=$logs/cpu/asan"
 
 # PoCL: LeakSanitizer's tracer crashes (SIGSEGV in its dynamic-TLS walk) in processes where

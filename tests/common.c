@@ -478,7 +478,11 @@ void *test_malloc(size_t size)
 
 int backend_enabled(clmax_backend backend)
 {
-    const char *e = getenv("CLMAX_BACKEND");
+    /* CLMAX_TEST_BACKEND first: unlike CLMAX_BACKEND, the library does not read it, so it leaves
+     * out one backend's tests without turning the auto contexts of CLMAX_TEST_AUTO into that
+     * backend's. */
+    const char *e = getenv("CLMAX_TEST_BACKEND");
+    if (e == NULL || *e == '\0') e = getenv("CLMAX_BACKEND");
     if (e && strcasecmp(e, "cpu") == 0) return backend == CLMAX_BACKEND_CPU;
     if (e && strcasecmp(e, "opencl") == 0) return backend == CLMAX_BACKEND_OPENCL;
     return backend == CLMAX_BACKEND_CPU || backend == CLMAX_BACKEND_OPENCL;
@@ -524,7 +528,8 @@ clmax_context *test_context_open(clmax_backend backend, const clmax_context_opti
     int via_auto = backend == CLMAX_BACKEND_OPENCL && via != NULL && strcmp(via, "1") == 0;
     o.backend = via_auto ? CLMAX_BACKEND_AUTO : backend;
     if (!backend_enabled(backend))
-        cr_skip_test("backend %s not selected by CLMAX_BACKEND", test_backend_str(backend));
+        cr_skip_test("backend %s not selected by CLMAX_TEST_BACKEND or CLMAX_BACKEND",
+                     test_backend_str(backend));
 
     clmax_context *ctx = NULL;
     clmax_status st = clmax_context_create(&o, &ctx);

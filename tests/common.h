@@ -83,7 +83,8 @@ void *test_malloc(size_t size);
 
 /* ---- Backends and contexts ----------------------------------------------------------------- */
 
-/* Whether CLMAX_BACKEND (cpu | opencl | anything else: both) lets this backend be tested. */
+/* Whether CLMAX_TEST_BACKEND, or where it is unset CLMAX_BACKEND (cpu | opencl | anything else:
+ * both), lets this backend be tested. */
 int backend_enabled(clmax_backend backend);
 /* The backends to test, into out[2]; returns how many. */
 int test_backends(clmax_backend out[2]);
