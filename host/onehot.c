@@ -186,32 +186,52 @@ static void onehot_slices(void *arg, uint64_t begin, uint64_t end)
     stream_fence();
 }
 
-/* Rows [begin, end) of the block's slices (row r: slice r / n, position r % n along the axis), of
- * many lanes each: a run of lanes at a time, each element 1 where its lane's winner is the row. */
-ONEHOT_CLONES static void onehot_lane_rows(void *arg, uint64_t begin, uint64_t end)
+/* Into buf, len elements of a one-hot row at axis position k: 1 where the lane's winner w[i] is
+ * k, else 0. */
+ONEHOT_CLONES static void lane_run(const clmax_problem *p, const int64_t *w, int64_t k,
+                                   uint64_t len, char *buf)
 {
-    const fill_job *f = arg;
-    const clmax_problem *p = f->p;
-    _Alignas(64) char buf[ONEHOT_BUF];
-    const uint64_t inner = p->inner, run = ONEHOT_BUF / p->esize;
-    uint64_t o = begin / p->n, k = begin % p->n;
-    for (uint64_t r = begin; r < end; r++, k++) {
-        if (k == p->n) k = 0, o++;
-        const int64_t *w = f->idx + o * inner;
-        char *row = (char *)f->y + (o * p->n + k) * inner * p->esize;
-        for (uint64_t i0 = 0; i0 < inner; i0 += run) {
-            uint64_t len = inner - i0 < run ? inner - i0 : run;
-            const int64_t kk = (int64_t)k;
 #define ROW(T, ONE)                                                                                \
     do {                                                                                           \
         T *b = (T *)(void *)buf;                                                                   \
         for (uint64_t i = 0; i < len; i++)                                                         \
-            b[i] = w[i0 + i] == kk ? (T)(ONE) : (T)0;                                              \
+            b[i] = w[i] == k ? (T)(ONE) : (T)0;                                                    \
     } while (0)
-            BY_TYPE(p->type, ROW)
+    BY_TYPE(p->type, ROW)
 #undef ROW
-            stream_out(row + i0 * p->esize, buf, (size_t)(len * p->esize));
+}
+
+/* Lanes [0, lanes) of rows [k0, k1) of a slice whose winners are w (row k at y + k * inner
+ * elements), a run of lanes at a time, streamed out (or copied, stream 0). */
+static void lane_rows(const clmax_problem *p, const int64_t *w, uint64_t lanes, char *y,
+                      uint64_t k0, uint64_t k1, int stream)
+{
+    _Alignas(64) char buf[ONEHOT_BUF];
+    const uint64_t run = ONEHOT_BUF / p->esize;
+    for (uint64_t k = k0; k < k1; k++) {
+        char *row = y + k * p->inner * p->esize;
+        for (uint64_t i0 = 0; i0 < lanes; i0 += run) {
+            uint64_t len = lanes - i0 < run ? lanes - i0 : run;
+            lane_run(p, w + i0, (int64_t)k, len, buf);
+            if (stream)
+                stream_out(row + i0 * p->esize, buf, (size_t)(len * p->esize));
+            else
+                memcpy(row + i0 * p->esize, buf, (size_t)(len * p->esize));
         }
+    }
+}
+
+/* Rows [begin, end) of the block's slices (row r: slice r / n, position r % n along the axis), of
+ * many lanes each: a run of lanes at a time, each element 1 where its lane's winner is the row. */
+static void onehot_lane_rows(void *arg, uint64_t begin, uint64_t end)
+{
+    const fill_job *f = arg;
+    const clmax_problem *p = f->p;
+    const uint64_t inner = p->inner, slice = p->n * inner * p->esize;
+    for (uint64_t r = begin; r < end;) {
+        const uint64_t o = r / p->n, k = r % p->n, k1 = end - r < p->n - k ? k + (end - r) : p->n;
+        lane_rows(p, f->idx + o * inner, inner, (char *)f->y + o * slice, k, k1, 1);
+        r += k1 - k;
     }
     stream_fence();
 }
@@ -307,4 +327,12 @@ void clmax_onehot_all_ones(clmax_context *ctx, const clmax_problem *p, void *y)
 {
     fill_job f = {p, NULL, y, p->outer, 0};
     clmax_parallel_for(ctx, p->outer * p->inner, ONES_PER_THREAD * 16, hardmax_all_ones, &f);
+}
+
+void clmax_onehot_lane_block(const clmax_problem *p, const int64_t *w, uint64_t lanes, void *y,
+                             uint64_t call_bytes)
+{
+    const int stream = call_bytes >= STREAM_MIN_BYTES;
+    lane_rows(p, w, lanes, y, 0, p->n, stream);
+    if (stream) stream_fence();
 }

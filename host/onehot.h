@@ -14,6 +14,11 @@ void clmax_onehot_fill(clmax_context *ctx, const clmax_problem *p, const int64_t
 void clmax_onehot_fill_here(const clmax_problem *p, const int64_t *idx, void *y,
                             uint64_t call_bytes);
 
+/* The one-hot of lanes [0, lanes) of a slice, on the calling thread: y is the slice's output at
+ * the first of them, w their winners. call_bytes: as above. */
+void clmax_onehot_lane_block(const clmax_problem *p, const int64_t *w, uint64_t lanes, void *y,
+                             uint64_t call_bytes);
+
 /* The output of an axis of length one: all ones. */
 void clmax_onehot_all_ones(clmax_context *ctx, const clmax_problem *p, void *y);
 

@@ -419,7 +419,8 @@ BACKEND_TEST(hardmax, boxes_and_unaligned_outputs, .timeout = 600)
 
 /* Hardmax on the CPU path fused by blocks of slices (host/cpu/cpu_hardmax.c): each thread finds
  * the winners of a block and writes its one-hot at once. Shapes of 10 to 20 blocks on two
- * threads, the last block shorter, rows and strided axes, over specials, ties and mixed values.
+ * threads, the last block shorter, rows and strided axes, over specials, ties and mixed values;
+ * then slices over 32 KiB, fused by blocks of 4096 lanes, the last one shorter (down to 4 lanes).
  * On OpenCL these are plain Hardmax cases. */
 BACKEND_TEST(hardmax, fused_blocks, .timeout = 600)
 {
@@ -433,6 +434,10 @@ BACKEND_TEST(hardmax, fused_blocks, .timeout = 600)
         {CLMAX_TYPE_FLOAT32, 3, {9001, 7, 5}},   /* 819 slices a block */
         {CLMAX_TYPE_FLOAT64, 3, {20001, 2, 3}},  /* 1365 */
         {CLMAX_TYPE_BFLOAT16, 3, {600, 50, 40}}, /* 32: the input's bound */
+        {CLMAX_TYPE_FLOAT16, 3, {3, 5, 9000}},   /* lane blocks: 3 a slice, the last 808 */
+        {CLMAX_TYPE_FLOAT32, 3, {2, 3, 20001}},  /* 5 a slice, the last 3617 */
+        {CLMAX_TYPE_FLOAT64, 3, {4, 2, 4100}},   /* 2 a slice, the last 4 */
+        {CLMAX_TYPE_BFLOAT16, 3, {3, 40, 8200}}, /* 3 a slice, the last 8 */
     };
     clmax_context_options o;
     clmax_context_options_init(&o);

@@ -421,6 +421,11 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     return CLMAX_OK;
 }
 
+lanes_fn clmax_cpu_lanes_of(const clmax_context *ctx, const clmax_problem *p)
+{
+    return clmax_cpu_kernels(p->type, p->min, !ctx->cpu_avx512_off && cpu_has_lanes512()).lanes;
+}
+
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                               int64_t *idx)
 {

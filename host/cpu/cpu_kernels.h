@@ -113,6 +113,11 @@ typedef struct type_fns {
  * NULL (the caller asks clmax_cpu_short_simd); all NULL for a type without code. */
 type_fns clmax_cpu_kernels(clmax_type t, int min, int wide);
 
+/* The lanes of p's type for ctx: its choice of vector width (cpu_backend.c). */
+struct clmax_context;
+struct clmax_problem;
+lanes_fn clmax_cpu_lanes_of(const struct clmax_context *ctx, const struct clmax_problem *p);
+
 /* In a template, the name prefix ## type: CLMAX_T_FN(clmax_cpu_lanes_) is clmax_cpu_lanes_u8 where
  * CLMAX_T_NAME is u8. */
 #define CLMAX_T_PASTE_(a, b) a##b
