@@ -208,6 +208,25 @@ static void few_lanes(const job *jb, const char *x, uint64_t j0, uint64_t j1, ui
         if (ck[q] > bk[q] || (p->last && ck[q] == bk[q])) bk[q] = ck[q], bi[q] = ci[q];
 }
 
+/* Slices [o0, o1) whole, by the packed words (packed 1) or the one-byte slices code, a group
+ * of OUT_CHUNK winners at a time (through a buffer when the winners are streamed out). */
+static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, int packed)
+{
+    const clmax_problem *p = jb->p;
+    int64_t buf[OUT_CHUNK];
+    const uint64_t group = OUT_CHUNK / p->inner, sl = p->n * p->inner;
+    for (uint64_t c0 = o0; c0 < o1; c0 += group) {
+        const uint64_t c1 = o1 - c0 < group ? o1 : c0 + group;
+        int64_t *out = jb->stream ? buf : jb->idx + c0 * p->inner;
+        const char *x = jb->x + c0 * sl * p->esize;
+        if (packed)
+            jb->packed(x, c1 - c0, p->n, p->inner, p->last, out, (p->outer - c0) * sl);
+        else
+            jb->fn.slices(x, c1 - c0, p->n, p->inner, p->last, out);
+        if (jb->stream) clmax_cpu_put(jb->idx + c0 * p->inner, buf, (c1 - c0) * p->inner, 1);
+    }
+}
+
 /* A unit on task t: its lanes' pairs (bk, bi) and their work area (16 bytes a lane) are 4 words
  * a lane, on the stack for small lane blocks, else task t's part of the job's state. */
 static void run_unit(job *jb, uint64_t u, int t)
@@ -245,27 +264,12 @@ static void run_unit(job *jb, uint64_t u, int t)
         return;
     }
     if (jb->packed != NULL && jb->nseg == 1) {
-        int64_t buf[OUT_CHUNK];
-        const uint64_t group = OUT_CHUNK / p->inner, sl = p->n * p->inner;
-        for (uint64_t c0 = o0; c0 < o1; c0 += group) {
-            const uint64_t c1 = o1 - c0 < group ? o1 : c0 + group;
-            int64_t *out = jb->stream ? buf : jb->idx + c0 * p->inner;
-            jb->packed(jb->x + c0 * sl * p->esize, c1 - c0, p->n, p->inner, p->last, out,
-                       (p->outer - c0) * sl);
-            if (jb->stream) clmax_cpu_put(jb->idx + c0 * p->inner, buf, (c1 - c0) * p->inner, 1);
-        }
+        whole_slices(jb, o0, o1, 1);
         return;
     }
     if (p->esize == 1 && p->inner >= 8 && p->inner < SLICE_INNER && jb->nseg == 1 &&
         p->n * p->inner <= SLICE_ELEMS) {
-        int64_t buf[OUT_CHUNK];
-        const uint64_t group = OUT_CHUNK / p->inner, sl = p->n * p->inner * p->esize;
-        for (uint64_t c0 = o0; c0 < o1; c0 += group) {
-            const uint64_t c1 = o1 - c0 < group ? o1 : c0 + group;
-            int64_t *out = jb->stream ? buf : jb->idx + c0 * p->inner;
-            jb->fn.slices(jb->x + c0 * sl, c1 - c0, p->n, p->inner, p->last, out);
-            if (jb->stream) clmax_cpu_put(jb->idx + c0 * p->inner, buf, (c1 - c0) * p->inner, 1);
-        }
+        whole_slices(jb, o0, o1, 0);
         return;
     }
     if (jb->nseg == 1 && jb->deal) {
