@@ -87,6 +87,12 @@ static int cpu_has_lanes512(void)
 #endif
 }
 
+/* Whether ctx's lanes run in 512-bit vectors: the CPU has them and CLMAX_CPU_AVX512 allows them. */
+static int lanes_wide(const clmax_context *ctx)
+{
+    return !ctx->cpu_avx512_off && cpu_has_lanes512();
+}
+
 /* The L2 cache of a core as the C library reports it (1 MiB where it does not): inputs that fit
  * the threads' L2 caches read float rows by their extremes, larger ones by their keys. */
 static uint64_t cpu_l2_bytes(void)
@@ -333,7 +339,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.p = p;
     jb.x = x;
     jb.idx = idx;
-    const int wide = !ctx->cpu_avx512_off && cpu_has_lanes512();
+    const int wide = lanes_wide(ctx);
     jb.fn = clmax_cpu_kernels(p->type, p->min, wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
@@ -427,7 +433,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
 
 lanes_fn clmax_cpu_lanes_of(const clmax_context *ctx, const clmax_problem *p)
 {
-    return clmax_cpu_kernels(p->type, p->min, !ctx->cpu_avx512_off && cpu_has_lanes512()).lanes;
+    return clmax_cpu_kernels(p->type, p->min, lanes_wide(ctx)).lanes;
 }
 
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,

@@ -48,6 +48,12 @@ static int lane_blocks_fit(const clmax_problem *p)
            p->n * p->esize <= FUSE_LANES_AXIS_BYTES;
 }
 
+/* Lane blocks a slice. */
+static uint64_t lane_units(const clmax_problem *p)
+{
+    return (p->inner + FUSE_LANES - 1) / FUSE_LANES;
+}
+
 static uint64_t block_slices(const clmax_problem *p)
 {
     const uint64_t slice_bytes = p->n * p->inner * p->esize;
@@ -59,10 +65,8 @@ static uint64_t block_slices(const clmax_problem *p)
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
 {
     if (p->n < 2) return 0;
-    if (lane_blocks_fit(p)) {
-        const uint64_t units = p->outer * ((p->inner + FUSE_LANES - 1) / FUSE_LANES);
-        return units >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
-    }
+    if (lane_blocks_fit(p))
+        return p->outer * lane_units(p) >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
     if (p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
     /* One pass whatever the count of blocks: a single thread takes a few of them as fast. */
     if (clmax_cpu_hardmax_tiny_fits(p)) return 1;
@@ -136,7 +140,7 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
     fused_job f = {ctx, p, x, y, 1, p->outer * p->n * p->inner * p->esize, CLMAX_OK, NULL, 0};
     if (lane_blocks_fit(p)) {
         f.lanes = clmax_cpu_lanes_of(ctx, p);
-        f.lane_units = (p->inner + FUSE_LANES - 1) / FUSE_LANES;
+        f.lane_units = lane_units(p);
         clmax_parallel_for(ctx, p->outer * f.lane_units, FUSE_BLOCKS_MIN, lane_blocks, &f);
     } else {
         f.block = block_slices(p);
