@@ -20,6 +20,18 @@ static size_t pow2_ceil(size_t v)
     return p;
 }
 
+/* A CPU device's group of work-items: 1, CPU_GROUP_MID or wg, from the items per group that keep
+ * four groups a core. PoCL generates a kernel's work-group loop again for each local size it is
+ * launched with (a compile of its own, cached per size), so three sizes rather than every power of
+ * two up to wg keep a cold start's compiles to three per kernel; the groups stay under
+ * 4 * cu * wg / CPU_GROUP_MID, few enough that their launch costs nothing beside the work. */
+#define CPU_GROUP_MID 8
+
+static size_t cpu_group(size_t per, size_t wg)
+{
+    return per >= wg ? wg : per >= CPU_GROUP_MID ? CPU_GROUP_MID : 1;
+}
+
 uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner)
 {
     return pl->nseg > 1 ? rows * inner * pl->nseg * 16 : 0;
@@ -175,10 +187,15 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const cl
                           (unsigned long long)b->n, (unsigned long long)cl->info.loop_limit);
     if (pl->kernel == CLMAX_KERNEL_STRIDED) {
         /* Groups of wg items even where inner is narrow: (row, segment) pairs fill the rest of a
-         * group (dimension 1), as a GPU holds only so many groups per compute unit. */
+         * group (dimension 1), as a GPU holds only so many groups per compute unit. A CPU
+         * device's groups hold lanes only, in one of cpu_group's three sizes. */
         st = clmax_cl_kernel(cl, prog, CLMAX_CL_STRIDED, &k);
         if (st == CLMAX_OK) st = set_reduce_args(k, b, b->rows, pl);
-        local[0] = b->inner < wg ? pow2_ceil((size_t)b->inner) : wg;
+        local[0] = b->inner >= wg                                    ? wg
+                   : !cl->info.is_cpu                                ? pow2_ceil((size_t)b->inner)
+                   : b->inner == 1                                   ? 1
+                   : b->inner <= CPU_GROUP_MID && CPU_GROUP_MID < wg ? CPU_GROUP_MID
+                                                                     : wg;
         local[1] = cl->info.is_cpu ? 1 : wg / local[0];
         global[0] = round_up((size_t)b->inner, local[0]);
         global[1] = round_up((size_t)(b->rows * pl->nseg), local[1]);
@@ -186,18 +203,14 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const cl
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_SHORT) {
         st = clmax_cl_kernel(cl, prog, CLMAX_CL_ROWS_SHORT, &k);
         if (st == CLMAX_OK) st = set_reduce_args(k, b, nq, pl);
-        size_t items = (size_t)pl->items, cu = cl->info.compute_units;
-        size_t per = items / (4 * cu);
-        local[0] = per < 1 ? 1 : per > wg ? wg : pow2_ceil(per + 1) / 2;
+        local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
         global[0] = round_up((size_t)pl->items, local[0]);
     } else if (pl->kernel == CLMAX_KERNEL_STRIDED_BLK || pl->kernel == CLMAX_KERNEL_ROWS_VEC) {
         /* One long vector loop per work-item: groups small enough to spread over the cores. */
         int blk = pl->kernel == CLMAX_KERNEL_STRIDED_BLK;
         st = clmax_cl_kernel(cl, prog, blk ? CLMAX_CL_STRIDED_BLK : CLMAX_CL_ROWS_VEC, &k);
         if (st == CLMAX_OK) st = set_reduce_args(k, b, blk ? b->rows : nq, pl);
-        size_t items = (size_t)pl->items, cu = cl->info.compute_units;
-        size_t per = items / (4 * cu);
-        local[0] = per < 1 ? 1 : per > wg ? wg : pow2_ceil(per + 1) / 2;
+        local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
         local[1] = 1;
         if (blk) {
             size_t blocks = (size_t)((b->inner + pl->lane_block - 1) / pl->lane_block);
