@@ -101,6 +101,47 @@ static void run_float_rows(clmax_backend backend, clmax_type type)
     }
 FOR_FLOAT_TYPES(FLOAT_ROWS_TEST)
 
+/* Rows of 300 and 1100, as above, in an input of at least STREAMED_BYTES (the 80-row case
+ * repeated): over the threads' L2 caches, where the CPU path reads rows as a stream (its row
+ * search in CLMAX_BLOCK_KEYS mode) rather than from cache. The CPU path only (PoCL reads
+ * them as any rows); small shapes (valgrind): rows of 300, NaN only, half the bytes. */
+#define STREAMED_BYTES (12u << 20)
+static void run_streamed(clmax_type type)
+{
+    static const enum sym few[] = {S_NAN, S_INF, S_NZERO, S_DEN};
+    static const int64_t streamed_lengths[] = {300, 1100};
+    clmax_context *ctx = test_context_open(CLMAX_BACKEND_CPU, NULL);
+    test_rng rng;
+    rng_seed(&rng, 9300 + (uint64_t)type);
+    const size_t es = ref_type_size(type);
+    for (size_t li = 0; li < (test_small() ? 1 : 2); li++) {
+        const uint64_t n = (uint64_t)streamed_lengths[li], block = ROWS * n * es;
+        const uint64_t bytes = test_small() ? STREAMED_BYTES / 2 : STREAMED_BYTES;
+        const uint64_t reps = (bytes + block - 1) / block;
+        int64_t dims[2] = {(int64_t)(ROWS * reps), (int64_t)n};
+        clmax_tensor_desc d = test_desc(type, 2, dims);
+        char *x = test_malloc(reps * block);
+        for (size_t s = 0; s < (test_small() ? 1 : sizeof few / sizeof few[0]); s++)
+            for (int tie = 0; tie < 2; tie++) {
+                for (uint64_t r = 0; r < reps; r++)
+                    fill_case(type, x + r * block, n, (int)(r % 3), few[s], tie, &rng);
+                char what[96];
+                snprintf(what, sizeof what, "streamed float rows, special %d, tie %d", (int)few[s],
+                         tie);
+                check_tie_rules(ctx, what, &d, x, -1);
+            }
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+#define STREAMED_TEST(name, type)                                                                  \
+    Test(float_rows, name##_streamed, .timeout = 900)                                              \
+    {                                                                                              \
+        run_streamed(type);                                                                        \
+    }
+FOR_FLOAT_TYPES(STREAMED_TEST)
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 
