@@ -31,13 +31,13 @@
 #ifndef LANE_PREFETCH
 #define LANE_PREFETCH 16384
 #endif
-/* Float lanes (cpu_flanes.inc) of rows of at least LANE_ROW_MIN bytes whose running pairs (value
- * and index) take at most LANE_ROW_STATE bytes, L1-resident, are updated a row at a time: one
- * sequential stream, which the hardware prefetcher follows. The others take four rows a step,
- * loading and storing each pair once per step: the four 1 KiB rows of a step, read in turns,
- * were not followed, so float32 [B, 4096, 256] ran at 0.48 of the read, 0.92 a row at a time;
- * rows of 64 float32 lanes or fewer ran as fast or faster four at a time. (The integer lanes lost
- * a row at a time at 16 to 1024 lanes.) */
+/* Lanes (cpu_lanes.inc, cpu_flanes.inc) of rows of at least LANE_ROW_MIN bytes whose running
+ * pairs (key and index) take at most LANE_ROW_STATE bytes, L1-resident, are updated a row at a
+ * time: one sequential stream, which the hardware prefetcher follows. The others take four rows a
+ * step, loading and storing each pair once per step: the four 1 KiB rows of a step, read in
+ * turns, were not followed, so float32 [B, 4096, 256] ran at 0.48 of the read, 0.92 a row at a
+ * time; rows of 256 bytes or less ran as fast or faster four at a time, and so did lanes whose
+ * pairs are in L2 (4096 float32 lanes). */
 #ifndef LANE_ROW_STATE
 #define LANE_ROW_STATE 16384
 #endif
