@@ -31,18 +31,22 @@
 #ifndef LANE_PREFETCH
 #define LANE_PREFETCH 16384
 #endif
-/* Lanes (cpu_lanes.inc, cpu_flanes.inc) of rows of at least LANE_ROW_MIN bytes whose running
- * pairs (key and index) take at most LANE_ROW_STATE bytes, L1-resident, are updated a row at a
- * time: one sequential stream, which the hardware prefetcher follows. The others take four rows a
- * step, loading and storing each pair once per step: the four 1 KiB rows of a step, read in
- * turns, were not followed, so float32 [B, 4096, 256] ran at 0.48 of the read, 0.92 a row at a
- * time; rows of 256 bytes or less ran as fast or faster four at a time, and so did lanes whose
- * pairs are in L2 (4096 float32 lanes). */
+/* Lanes of rows of at least LANE_ROW_MIN bytes (cpu_lanes.inc; FLANE_ROW_MIN for the float
+ * lanes of cpu_flanes.inc) whose running pairs (key and index) take at most LANE_ROW_STATE bytes,
+ * L1-resident, are updated a row at a time: one sequential stream, which the hardware prefetcher
+ * follows. The others take four rows a step, loading and storing each pair once per step: the
+ * four 1 KiB rows of a step, read in turns, were not followed, so float32 [B, 4096, 256] ran at
+ * 0.48 of the read, 0.92 a row at a time. Shorter rows ran as fast or faster four at a time
+ * (integer rows of 128 B, float32 rows of 256 B), and so did lanes whose pairs are in L2 (4096
+ * float32 lanes). */
 #ifndef LANE_ROW_STATE
 #define LANE_ROW_STATE 16384
 #endif
 #ifndef LANE_ROW_MIN
-#define LANE_ROW_MIN 512
+#define LANE_ROW_MIN 256
+#endif
+#ifndef FLANE_ROW_MIN
+#define FLANE_ROW_MIN 512
 #endif
 /* Prefetch of lanes [l0, l1) of the four rows from r (rows inner elements apart, es bytes each). */
 #define LANE_PF(r, inner, l0, l1, es)                                                              \
