@@ -37,7 +37,7 @@ typedef struct seeded {
 static void seed_in(seeded *s, const char *dir, clmax_type type, const char *skip)
 {
     s->dir = dir;
-    cache_run(type);
+    cache_seed(dir, type);
     if (skip == NULL)
         cache_one_entry(dir, s->path, sizeof s->path);
     else

@@ -19,7 +19,7 @@ TestSuite(cache_folder, .fini = cache_cleanup, .timeout = 120);
 static const char *seed_entry(char *path, size_t size)
 {
     const char *dir = cache_fresh();
-    cache_run(CLMAX_TYPE_FLOAT32);
+    cache_seed(dir, CLMAX_TYPE_FLOAT32);
     cache_one_entry(dir, path, size);
     return dir;
 }
