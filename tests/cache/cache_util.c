@@ -114,8 +114,6 @@ static int is_entry_name(const char *s)
     return strcmp(s, "bin") == 0;
 }
 
-/* Whether dir/name holds a feature probe's answer (host/opencl/cl_features.c), kept in the same
- * store as the programs: its key text's last line starts with "feature=". */
 /* How many entries dir holds, the feature probes' answers included. */
 static int count_entries(const char *dir)
 {
@@ -142,6 +140,8 @@ void cache_seed(const char *dir, clmax_type type)
     }
 }
 
+/* Whether dir/name holds a feature probe's answer (host/opencl/cl_features.c), kept in the same
+ * store as the programs: its key text's last line starts with "feature=". */
 static int is_feature_entry(const char *dir, const char *name)
 {
     char path[1100], head[ENTRY_HEAD + 4096];
