@@ -48,6 +48,10 @@
 #ifndef FLANE_ROW_MIN
 #define FLANE_ROW_MIN 512
 #endif
+/* Whether `lanes` lanes of es-byte elements and pair_bytes of running pair each, rows of at least
+ * min bytes, go a row at a time. */
+#define LANE_BY_ROW(lanes, es, pair_bytes, min)                                                    \
+    ((lanes) * (es) >= (min) && (lanes) * (pair_bytes) <= LANE_ROW_STATE)
 /* Prefetch of lanes [l0, l1) of the four rows from r (rows inner elements apart, es bytes each). */
 #define LANE_PF(r, inner, l0, l1, es)                                                              \
     for (uint64_t q_ = 0; q_ < 4; q_++)                                                            \
