@@ -114,32 +114,6 @@ static int is_entry_name(const char *s)
     return strcmp(s, "bin") == 0;
 }
 
-/* How many entries dir holds, the feature probes' answers included. */
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "opendir %s: %s", dir, strerror(errno));
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        n += is_entry_name(e->d_name);
-    closedir(d);
-    return n;
-}
-
-void cache_seed(const char *dir, clmax_type type)
-{
-    for (int tries = 1;; tries++) {
-        cache_run(type);
-        int kept = count_entries(dir);
-        cache_run(type);
-        if (count_entries(dir) == kept) return;
-        cr_log_warn("%s seeded again: a run after the first kept new entries", dir);
-        cr_assert_lt(tries, 3, "runs in %s keep new entries %d times over", dir, tries);
-        nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
-        cr_assert_eq(mkdir(dir, 0700), 0, "mkdir %s: %s", dir, strerror(errno));
-    }
-}
-
 /* Whether dir/name holds a feature probe's answer (host/opencl/cl_features.c), kept in the same
  * store as the programs: its key text's last line starts with "feature=". */
 static int is_feature_entry(const char *dir, const char *name)
@@ -176,6 +150,21 @@ int cache_entries(const char *dir, char (*names)[80], int max)
     closedir(d);
     qsort(names, (size_t)n, 80, by_name);
     return n;
+}
+
+void cache_seed(const char *dir, clmax_type type)
+{
+    for (int tries = 1;; tries++) {
+        char names[8][80];
+        cache_run(type);
+        int kept = cache_entries(dir, names, 8);
+        cache_run(type);
+        if (cache_entries(dir, names, 8) == kept) return;
+        cr_log_warn("%s seeded again: a run after the first kept a new program", dir);
+        cr_assert_lt(tries, 3, "runs in %s keep new programs %d times over", dir, tries);
+        nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+        cr_assert_eq(mkdir(dir, 0700), 0, "mkdir %s: %s", dir, strerror(errno));
+    }
 }
 
 void cache_one_entry(const char *dir, char *path, size_t size)

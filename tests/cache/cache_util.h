@@ -30,7 +30,7 @@ clmax_status cache_argmax(clmax_context *ctx, clmax_type type, int64_t y[4]);
 void cache_check(clmax_context *ctx, clmax_type type);
 /* Opens a context, checks type's ArgMax, checks that it has no warning, destroys it. */
 void cache_run(clmax_type type);
-/* cache_run with the cache in dir, until a second run keeps nothing new: a run whose feature
+/* cache_run with the cache in dir, until a second run keeps no new program: a run whose feature
  * probe came to no answer (a probe child timed out under load: host/opencl/cl_features.c) builds
  * its program without the feature, and the next run, asking again, builds and keeps another, so
  * an entry seeded so is not the one later runs read. */
