@@ -253,7 +253,7 @@ static void run_unit(job *jb, uint64_t u, int t)
          * rows whose loads stay inside the input, the scalar code the rest. */
         const char *xs = jb->x + o0 * p->n * p->esize;
         uint64_t done = 0;
-        if (jb->fn.short_simd != NULL && p->n <= CLMAX_SHORT_MAX_N)
+        if (jb->fn.short_simd != NULL && p->n <= CLMAX_SHORT_MAX(p->esize))
             done =
                 jb->fn.short_simd(xs, o1 - o0, p->n, p->last, jb->idx + o0, (p->outer - o0) * p->n);
         if (p->n >= TINY_ROW && is_float(p->type) &&

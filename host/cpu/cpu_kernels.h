@@ -127,7 +127,7 @@ typedef struct type_fns {
     lanes_fn lanes;
     clmax_short_rows_fn short_rows;
     slices_fn slices;
-    clmax_short_simd_fn short_simd; /* rows of n <= CLMAX_SHORT_MAX_N with AVX2, or NULL */
+    clmax_short_simd_fn short_simd; /* rows of n <= CLMAX_SHORT_MAX with AVX2, or NULL */
 } type_fns;
 
 /* The kernels of type t, ArgMin with min; wide: the 512-bit lanes where they exist. short_simd is

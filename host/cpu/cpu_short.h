@@ -9,12 +9,13 @@
 #include <stdint.h>
 
 /* The longest rows the vector code below takes: 256 elements keep a row's equality bits within
- * eight 64-bit words. */
+ * eight 64-bit words, and 512 of one byte (a bit each). CLMAX_SHORT_MAX(esize): for a type. */
 #define CLMAX_SHORT_MAX_N 256
+#define CLMAX_SHORT_MAX(esize) ((esize) == 1 ? 2 * CLMAX_SHORT_MAX_N : CLMAX_SHORT_MAX_N)
 
-/* ArgMax (or ArgMin with min) of rows [0, done) of x, rows of n <= CLMAX_SHORT_MAX_N elements, into
- * out; returns done <= rows. Only rows whose vector loads stay within `readable` elements from x
- * are done; the caller finishes the rest. */
+/* ArgMax (or ArgMin with min) of rows [0, done) of x, rows of n <= CLMAX_SHORT_MAX(size)
+ * elements, into out; returns done <= rows. Only rows whose vector loads stay within `readable`
+ * elements from x are done; the caller finishes the rest. */
 typedef uint64_t (*clmax_short_simd_fn)(const void *x, uint64_t rows, uint64_t n, int last,
                                         int64_t *out, uint64_t readable);
 

@@ -1,5 +1,5 @@
-/* Short contiguous rows (n <= CLMAX_SHORT_MAX_N, 256) with AVX2, picked at run time on CPUs that
- * have it.
+/* Short contiguous rows (n <= CLMAX_SHORT_MAX: 256, 512 of one byte) with AVX2, picked at run
+ * time on CPUs that have it.
  *
  * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*, and pairs8_* for
  * one-byte types); longer rows as below (rows_*, called by short_*).
@@ -566,8 +566,8 @@ DEFINE_DOUBLE_ROWS(min, _mm256_min_pd, __builtin_inf())
         if (n * (W) <= 16) return PAIRS(xv, rows, n, last, out, readable);                         \
         const uint64_t lanes = 32 / (W);                                                           \
         const uint64_t nv = (n + lanes - 1) / lanes;                                               \
-        /* n <= 256 keeps the equality bits within MAX_WORDS words (cpu_short.h) */                \
-        if (n > CLMAX_SHORT_MAX_N || nv > MAX_VECTORS || readable < nv * lanes) return 0;          \
+        /* keeps the equality bits within MAX_WORDS words (cpu_short.h) */                         \
+        if (n > CLMAX_SHORT_MAX(W) || nv > MAX_VECTORS || readable < nv * lanes) return 0;         \
         uint64_t done = (readable - nv * lanes) / n + 1;                                           \
         if (done > rows) done = rows;                                                              \
         const int tail_bytes = (int)((n - (nv - 1) * lanes) * (W)); /* 1..32 */                    \
