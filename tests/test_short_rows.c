@@ -1,4 +1,4 @@
-/* Short contiguous rows (n <= 256, 512 of one byte), where the CPU path has vector code
+/* Short contiguous rows (n <= 256, 1024 of one byte), where the CPU path has vector code
  * (host/cpu/cpu_short_simd.c) and PoCL a rows-per-work-item kernel: every length that changes the
  * vector layout (a partial last vector, odd and even vector counts, pairs of vectors), every fill,
  * ties planted at every pair of positions of some lengths, special rows, inputs whose last rows
@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const int64_t lengths[] = {1,   2,   3,   4,   5,   7,   8,   9,   12,  15,  16,  17,  24,
-                                  31,  32,  33,  40,  48,  63,  64,  65,  80,  96,  100, 127, 128,
-                                  129, 200, 255, 256, 257, 300, 383, 384, 511, 512, 513};
+static const int64_t lengths[] = {1,   2,   3,   4,   5,   7,    8,    9,   12,  15,  16,
+                                  17,  24,  31,  32,  33,  40,   48,   63,  64,  65,  80,
+                                  96,  100, 127, 128, 129, 200,  255,  256, 257, 300, 383,
+                                  384, 511, 512, 513, 700, 1023, 1024, 1025};
 #define NLENGTHS (sizeof lengths / sizeof lengths[0])
 
 static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_desc *d,
@@ -106,7 +107,7 @@ static void run_pairs(clmax_backend backend, clmax_type type)
 static void run_large(clmax_backend backend, clmax_type type)
 {
     if (test_small()) cr_skip_test("CLMAX_TEST_SMALL: large tensors");
-    static const int64_t large_lengths[] = {16, 5, 127, 256, 400};
+    static const int64_t large_lengths[] = {16, 5, 127, 256, 400, 1000};
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 7300 + (uint64_t)type);

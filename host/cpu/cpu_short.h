@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 /* The longest rows the vector code below takes: 256 elements keep a row's equality bits within
- * eight 64-bit words, and 512 of one byte (a bit each). CLMAX_SHORT_MAX(esize): for a type. */
+ * eight 64-bit words, and 1024 of one byte (a bit each) within sixteen. CLMAX_SHORT_MAX(esize):
+ * for a type. */
 #define CLMAX_SHORT_MAX_N 256
-#define CLMAX_SHORT_MAX(esize) ((esize) == 1 ? 2 * CLMAX_SHORT_MAX_N : CLMAX_SHORT_MAX_N)
+#define CLMAX_SHORT_MAX(esize) ((esize) == 1 ? 4 * CLMAX_SHORT_MAX_N : CLMAX_SHORT_MAX_N)
 
 /* ArgMax (or ArgMin with min) of rows [0, done) of x, rows of n <= CLMAX_SHORT_MAX(size)
  * elements, into out; returns done <= rows. Only rows whose vector loads stay within `readable`

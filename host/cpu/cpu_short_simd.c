@@ -1,4 +1,4 @@
-/* Short contiguous rows (n <= CLMAX_SHORT_MAX: 256, 512 of one byte) with AVX2, picked at run
+/* Short contiguous rows (n <= CLMAX_SHORT_MAX: 256, 1024 of one byte) with AVX2, picked at run
  * time on CPUs that have it.
  *
  * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*, and pairs8_* for
@@ -301,7 +301,8 @@ static inline uint32_t eqbits_8(__m256i k, __m256i m)
 }
 #define BITS_PER_ELEMENT(W) ((W) <= 2 ? (W) : 1)
 #define BITS_PER_VECTOR(W) (32 / (W)*BITS_PER_ELEMENT(W))
-#define MAX_WORDS 8 /* 64-bit words of equality bits of a row: 256 16-bit elements */
+#define MAX_WORDS 8   /* 64-bit words of equality bits of a row: 256 16-bit elements */
+#define LONG_WORDS 16 /* the same for lrows_*: 1024 one-byte elements */
 
 /* The position of the lowest (first) or highest (last) set bit of words w[0..nw), without a
  * branch: every word before the first one with a bit adds its 64 (tzcnt of 0 is 64). */
@@ -408,7 +409,7 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
             m = hmax128_##W(m);                                                                    \
             __m256i ma = _mm256_permute2x128_si256(m, m, 0x00);                                    \
             __m256i mb = _mm256_permute2x128_si256(m, m, 0x11);                                    \
-            uint64_t wa[MAX_WORDS] = {0}, wb[MAX_WORDS] = {0};                                     \
+            uint64_t wa[LONG_WORDS] = {0}, wb[LONG_WORDS] = {0};                                   \
             for (uint64_t v = 0; v < lv; v++) {                                                    \
                 uint64_t at = v * BITS_PER_VECTOR(W);                                              \
                 __m256i ka = KEY(_mm256_loadu_si256((const __m256i *)(pa + 32 * v)));              \
