@@ -303,6 +303,8 @@ static inline uint32_t eqbits_8(__m256i k, __m256i m)
 #define BITS_PER_VECTOR(W) (32 / (W)*BITS_PER_ELEMENT(W))
 #define MAX_WORDS 8   /* 64-bit words of equality bits of a row: 256 16-bit elements */
 #define LONG_WORDS 16 /* the same for lrows_*: 1024 one-byte elements */
+/* lrows_*' words: sixteen zeroed for two-byte rows cost float16 [B, 100..256] a fifth */
+#define LWORDS(W) ((W) == 1 ? LONG_WORDS : MAX_WORDS)
 
 /* The position of the lowest (first) or highest (last) set bit of words w[0..nw), without a
  * branch: every word before the first one with a bit adds its 64 (tzcnt of 0 is 64). */
@@ -316,6 +318,36 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
         found |= (uint64_t)0 - (word != 0);
     }
     return last ? 64 * nw - 1 - pos : pos;
+}
+
+/* The max keys of two rows from their vectors of maxima a (row a) and b: row a's in every lane of
+ * *ma, row b's in every lane of *mb. */
+#define DEFINE_PAIR_MAX(W)                                                                         \
+    static inline __attribute__((always_inline)) void pair_max_##W(__m256i a, __m256i b,           \
+                                                                   __m256i *ma, __m256i *mb)       \
+    {                                                                                              \
+        __m256i m = vmax_##W(_mm256_permute2x128_si256(a, b, 0x20),                                \
+                             _mm256_permute2x128_si256(a, b, 0x31));                               \
+        m = hmax128_##W(m);                                                                        \
+        *ma = _mm256_permute2x128_si256(m, m, 0x00);                                               \
+        *mb = _mm256_permute2x128_si256(m, m, 0x11);                                               \
+    }
+DEFINE_PAIR_MAX(1)
+DEFINE_PAIR_MAX(2)
+DEFINE_PAIR_MAX(4)
+DEFINE_PAIR_MAX(8)
+
+/* The winners of rows r and r + 1 (if r + 1 < done) from their equality bits wa and wb (nw words,
+ * bpe bits an element), the last word's bits past the row dropped. */
+static inline __attribute__((always_inline)) void put_pair(int64_t *out, uint64_t r, uint64_t done,
+                                                           uint64_t *wa, uint64_t *wb, uint64_t nw,
+                                                           uint64_t last_word, int last,
+                                                           unsigned bpe)
+{
+    wa[nw - 1] &= last_word;
+    wb[nw - 1] &= last_word;
+    out[r] = (int64_t)(bit_position(wa, nw, last) / bpe);
+    if (r + 1 < done) out[r + 1] = (int64_t)(bit_position(wb, nw, last) / bpe);
 }
 
 /* Rows [0, done) of rb bytes each, nv vectors a row, two rows at a time: each row's vectors reduce
@@ -351,11 +383,8 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
                     a0 = vmax_##W(a0, ka[v]), b0 = vmax_##W(b0, kb[v]);                            \
             }                                                                                      \
             if (nv > 1) a0 = vmax_##W(a0, a1), b0 = vmax_##W(b0, b1);                              \
-            __m256i m = vmax_##W(_mm256_permute2x128_si256(a0, b0, 0x20),                          \
-                                 _mm256_permute2x128_si256(a0, b0, 0x31));                         \
-            m = hmax128_##W(m);                                                                    \
-            __m256i ma = _mm256_permute2x128_si256(m, m, 0x00);                                    \
-            __m256i mb = _mm256_permute2x128_si256(m, m, 0x11);                                    \
+            __m256i ma, mb;                                                                        \
+            pair_max_##W(a0, b0, &ma, &mb);                                                        \
             uint64_t wa[MAX_WORDS] = {0}, wb[MAX_WORDS] = {0};                                     \
             for (uint64_t v = 0; v < nv; v++) {                                                    \
                 uint64_t at = v * BITS_PER_VECTOR(W);                                              \
@@ -363,11 +392,7 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
                 wb[at / 64] |= (uint64_t)eqbits_##W(kb[v], mb) << at % 64;                         \
             }                                                                                      \
             /* A zero max equals the cleared lanes: their bits go. */                              \
-            wa[nw - 1] &= last_word;                                                               \
-            wb[nw - 1] &= last_word;                                                               \
-            out[r] = (int64_t)(bit_position(wa, nw, last) / BITS_PER_ELEMENT(W));                  \
-            if (r + 1 < done)                                                                      \
-                out[r + 1] = (int64_t)(bit_position(wb, nw, last) / BITS_PER_ELEMENT(W));          \
+            put_pair(out, r, done, wa, wb, nw, last_word, last, BITS_PER_ELEMENT(W));              \
         }                                                                                          \
     }
 
@@ -404,12 +429,11 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
                 KEY(_mm256_loadu_si256((const __m256i *)(pb + 32 * lv))), tail_mask);              \
             a0 = vmax_##W(vmax_##W(a0, a1), ta);                                                   \
             b0 = vmax_##W(vmax_##W(b0, b1), tb);                                                   \
-            __m256i m = vmax_##W(_mm256_permute2x128_si256(a0, b0, 0x20),                          \
-                                 _mm256_permute2x128_si256(a0, b0, 0x31));                         \
-            m = hmax128_##W(m);                                                                    \
-            __m256i ma = _mm256_permute2x128_si256(m, m, 0x00);                                    \
-            __m256i mb = _mm256_permute2x128_si256(m, m, 0x11);                                    \
-            uint64_t wa[LONG_WORDS] = {0}, wb[LONG_WORDS] = {0};                                   \
+            __m256i ma, mb;                                                                        \
+            pair_max_##W(a0, b0, &ma, &mb);                                                        \
+            uint64_t wa[LWORDS(W)], wb[LWORDS(W)];                                                 \
+            for (uint64_t q = 0; q < nw; q++) /* the row's words only */                           \
+                wa[q] = wb[q] = 0;                                                                 \
             for (uint64_t v = 0; v < lv; v++) {                                                    \
                 uint64_t at = v * BITS_PER_VECTOR(W);                                              \
                 __m256i ka = KEY(_mm256_loadu_si256((const __m256i *)(pa + 32 * v)));              \
@@ -420,108 +444,51 @@ static inline uint64_t bit_position(const uint64_t *w, uint64_t nw, int last)
             uint64_t at = lv * BITS_PER_VECTOR(W);                                                 \
             wa[at / 64] |= (uint64_t)eqbits_##W(ta, ma) << at % 64;                                \
             wb[at / 64] |= (uint64_t)eqbits_##W(tb, mb) << at % 64;                                \
-            wa[nw - 1] &= last_word;                                                               \
-            wb[nw - 1] &= last_word;                                                               \
-            out[r] = (int64_t)(bit_position(wa, nw, last) / BITS_PER_ELEMENT(W));                  \
-            if (r + 1 < done)                                                                      \
-                out[r + 1] = (int64_t)(bit_position(wb, nw, last) / BITS_PER_ELEMENT(W));          \
+            put_pair(out, r, done, wa, wb, nw, last_word, last, BITS_PER_ELEMENT(W));              \
         }                                                                                          \
     }
 
-/* float32 rows without keys, while the denormals-are-zero mode is off (then a float compare orders
- * every value as the contract does, -0 equal to +0) and FP exceptions are masked: each row's max
- * (or min) by the float max, and every position that compares equal to it. A row with a NaN (rare)
- * takes its NaN positions instead, as a NaN beats every number for ArgMax and ArgMin alike. Lanes
- * past n hold -inf (+inf for the min) and their bits are dropped. */
-#define DEFINE_FLOAT_ROWS(name, VMAX, FILL)                                                        \
-    static inline __attribute__((always_inline)) void frows_##name(                                \
-        const unsigned char *x, uint64_t done, uint64_t rb, int64_t *out, const uint64_t nv,       \
-        const int last, __m256i tail_i, uint64_t last_word)                                        \
-    {                                                                                              \
-        const __m256 fill = _mm256_set1_ps(FILL), tail = _mm256_castsi256_ps(tail_i);              \
-        const uint64_t nw = (nv * 8 + 63) / 64;                                                    \
-        for (uint64_t r = 0; r < done; r += 2) {                                                   \
-            const unsigned char *pa = x + r * rb, *pb = r + 1 < done ? pa + rb : pa;               \
-            for (uint64_t c = 0; c < 2 * rb; c += 64)                                              \
-                _mm_prefetch((const char *)pa + PREFETCH_BYTES + c, _MM_HINT_T0);                  \
-            __m256 va[MAX_VECTORS / 2], vb[MAX_VECTORS / 2];                                       \
-            for (uint64_t v = 0; v < nv; v++) {                                                    \
-                va[v] = _mm256_loadu_ps((const float *)(pa + 32 * v));                             \
-                vb[v] = _mm256_loadu_ps((const float *)(pb + 32 * v));                             \
-            }                                                                                      \
-            va[nv - 1] = _mm256_blendv_ps(fill, va[nv - 1], tail);                                 \
-            vb[nv - 1] = _mm256_blendv_ps(fill, vb[nv - 1], tail);                                 \
-            __m256 a0 = va[0], b0 = vb[0], a1 = a0, b1 = b0;                                       \
-            __m256 na = _mm256_cmp_ps(va[0], va[0], _CMP_UNORD_Q),                                 \
-                   nb = _mm256_cmp_ps(vb[0], vb[0], _CMP_UNORD_Q);                                 \
-            if (nv > 1) a1 = va[1], b1 = vb[1];                                                    \
-            for (uint64_t v = 1; v < nv; v++) {                                                    \
-                na = _mm256_or_ps(na, _mm256_cmp_ps(va[v], va[v], _CMP_UNORD_Q));                  \
-                nb = _mm256_or_ps(nb, _mm256_cmp_ps(vb[v], vb[v], _CMP_UNORD_Q));                  \
-                if (v < 2) continue;                                                               \
-                if (v & 1)                                                                         \
-                    a1 = VMAX(a1, va[v]), b1 = VMAX(b1, vb[v]);                                    \
-                else                                                                               \
-                    a0 = VMAX(a0, va[v]), b0 = VMAX(b0, vb[v]);                                    \
-            }                                                                                      \
-            if (nv > 1) a0 = VMAX(a0, a1), b0 = VMAX(b0, b1);                                      \
-            __m256 m =                                                                             \
-                VMAX(_mm256_permute2f128_ps(a0, b0, 0x20), _mm256_permute2f128_ps(a0, b0, 0x31));  \
-            m = VMAX(m, _mm256_permute_ps(m, 0x4E));                                               \
-            m = VMAX(m, _mm256_permute_ps(m, 0xB1));                                               \
-            __m256 ma = _mm256_permute2f128_ps(m, m, 0x00),                                        \
-                   mb = _mm256_permute2f128_ps(m, m, 0x11);                                        \
-            int nan_a = _mm256_movemask_ps(na) != 0, nan_b = _mm256_movemask_ps(nb) != 0;          \
-            uint64_t wa[2] = {0, 0}, wb[2] = {0, 0};                                               \
-            for (uint64_t v = 0; v < nv; v++) {                                                    \
-                uint64_t at = v * 8;                                                               \
-                __m256 ea = nan_a ? _mm256_cmp_ps(va[v], va[v], _CMP_UNORD_Q)                      \
-                                  : _mm256_cmp_ps(va[v], ma, _CMP_EQ_OQ);                          \
-                __m256 eb = nan_b ? _mm256_cmp_ps(vb[v], vb[v], _CMP_UNORD_Q)                      \
-                                  : _mm256_cmp_ps(vb[v], mb, _CMP_EQ_OQ);                          \
-                wa[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_ps(ea) << at % 64;              \
-                wb[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_ps(eb) << at % 64;              \
-            }                                                                                      \
-            wa[nw - 1] &= last_word;                                                               \
-            wb[nw - 1] &= last_word;                                                               \
-            out[r] = (int64_t)bit_position(wa, nw, last);                                          \
-            if (r + 1 < done) out[r + 1] = (int64_t)bit_position(wb, nw, last);                    \
-        }                                                                                          \
-    }
-DEFINE_FLOAT_ROWS(max, _mm256_max_ps, -__builtin_inff())
-DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
-
-/* float64 rows the same way, rows of up to 4 vectors and of DROWS_FROM or more: their 64-bit keys
- * take an emulated unsigned max in AVX2. In turns with the keys ([B, n] float64, 128 MiB): n = 3
- * and 5 x1.18-1.34, 80-128 x1.35-2.19 (0.42 -> 0.92 of the limit at 128); 21-48 (6 to 12 vectors,
- * not unrolled) x0.77-0.90, 56-64 even. */
+/* float32 and float64 rows without keys, while the denormals-are-zero mode is off (then a float
+ * compare orders every value as the contract does, -0 equal to +0) and FP exceptions are masked:
+ * each row's max (or min) by the float max, and every position that compares equal to it. A row
+ * with a NaN (rare) takes its NaN positions instead, as a NaN beats every number for ArgMax and
+ * ArgMin alike. Lanes past n hold -inf (+inf for the min) and their bits are dropped. S is the
+ * intrinsics' suffix (ps, pd), V the vector type, E the element, LANES a vector's elements, HMAX
+ * the max across one 128-bit half. float32 takes rows of up to 4 vectors (past that its keys ran
+ * as fast); float64, whose keys take an emulated unsigned max in AVX2, rows of up to 4 vectors and
+ * of DROWS_FROM or more. In turns with the keys ([B, n] float64, 128 MiB): n = 3 and 5
+ * x1.18-1.34, 80-128 x1.35-2.19 (0.42 -> 0.92 of the limit at 128); 21-48 (6 to 12 vectors, not
+ * unrolled) x0.77-0.90, 56-64 even. */
 #define DROWS_FROM 16
-#define DEFINE_DOUBLE_ROWS(name, VMAX, FILL)                                                       \
-    static inline __attribute__((always_inline)) void drows_##name(                                \
+#define HMAX_PS(VMAX, m)                                                                           \
+    (m = VMAX(m, _mm256_permute_ps(m, 0x4E)), VMAX(m, _mm256_permute_ps(m, 0xB1)))
+#define HMAX_PD(VMAX, m) VMAX(m, _mm256_permute_pd(m, 0x5))
+#define DEFINE_FP_ROWS(name, S, V, E, LANES, HMAX, VMAX, FILL)                                     \
+    static inline __attribute__((always_inline)) void name(                                        \
         const unsigned char *x, uint64_t done, uint64_t rb, int64_t *out, const uint64_t nv,       \
         const int last, __m256i tail_i, uint64_t last_word)                                        \
     {                                                                                              \
-        const __m256d fill = _mm256_set1_pd(FILL), tail = _mm256_castsi256_pd(tail_i);             \
-        const uint64_t nw = (nv * 4 + 63) / 64;                                                    \
+        const V fill = _mm256_set1_##S(FILL), tail = _mm256_castsi256_##S(tail_i);                 \
+        const uint64_t nw = (nv * (LANES) + 63) / 64;                                              \
         if (nv == 0) return; /* never (rows of 3 or more), but said for the compiler */            \
         for (uint64_t r = 0; r < done; r += 2) {                                                   \
             const unsigned char *pa = x + r * rb, *pb = r + 1 < done ? pa + rb : pa;               \
             for (uint64_t c = 0; c < 2 * rb; c += 64)                                              \
                 _mm_prefetch((const char *)pa + PREFETCH_BYTES + c, _MM_HINT_T0);                  \
-            __m256d va[MAX_VECTORS], vb[MAX_VECTORS];                                              \
+            V va[MAX_VECTORS], vb[MAX_VECTORS];                                                    \
             for (uint64_t v = 0; v < nv; v++) {                                                    \
-                va[v] = _mm256_loadu_pd((const double *)(pa + 32 * v));                            \
-                vb[v] = _mm256_loadu_pd((const double *)(pb + 32 * v));                            \
+                va[v] = _mm256_loadu_##S((const E *)(pa + 32 * v));                                \
+                vb[v] = _mm256_loadu_##S((const E *)(pb + 32 * v));                                \
             }                                                                                      \
-            va[nv - 1] = _mm256_blendv_pd(fill, va[nv - 1], tail);                                 \
-            vb[nv - 1] = _mm256_blendv_pd(fill, vb[nv - 1], tail);                                 \
-            __m256d a0 = va[0], b0 = vb[0], a1 = a0, b1 = b0;                                      \
-            __m256d na = _mm256_cmp_pd(va[0], va[0], _CMP_UNORD_Q),                                \
-                    nb = _mm256_cmp_pd(vb[0], vb[0], _CMP_UNORD_Q);                                \
+            va[nv - 1] = _mm256_blendv_##S(fill, va[nv - 1], tail);                                \
+            vb[nv - 1] = _mm256_blendv_##S(fill, vb[nv - 1], tail);                                \
+            V a0 = va[0], b0 = vb[0], a1 = a0, b1 = b0;                                            \
+            V na = _mm256_cmp_##S(va[0], va[0], _CMP_UNORD_Q),                                     \
+              nb = _mm256_cmp_##S(vb[0], vb[0], _CMP_UNORD_Q);                                     \
             if (nv > 1) a1 = va[1], b1 = vb[1];                                                    \
             for (uint64_t v = 1; v < nv; v++) {                                                    \
-                na = _mm256_or_pd(na, _mm256_cmp_pd(va[v], va[v], _CMP_UNORD_Q));                  \
-                nb = _mm256_or_pd(nb, _mm256_cmp_pd(vb[v], vb[v], _CMP_UNORD_Q));                  \
+                na = _mm256_or_##S(na, _mm256_cmp_##S(va[v], va[v], _CMP_UNORD_Q));                \
+                nb = _mm256_or_##S(nb, _mm256_cmp_##S(vb[v], vb[v], _CMP_UNORD_Q));                \
                 if (v < 2) continue;                                                               \
                 if (v & 1)                                                                         \
                     a1 = VMAX(a1, va[v]), b1 = VMAX(b1, vb[v]);                                    \
@@ -529,30 +496,28 @@ DEFINE_FLOAT_ROWS(min, _mm256_min_ps, __builtin_inff())
                     a0 = VMAX(a0, va[v]), b0 = VMAX(b0, vb[v]);                                    \
             }                                                                                      \
             if (nv > 1) a0 = VMAX(a0, a1), b0 = VMAX(b0, b1);                                      \
-            __m256d m =                                                                            \
-                VMAX(_mm256_permute2f128_pd(a0, b0, 0x20), _mm256_permute2f128_pd(a0, b0, 0x31));  \
-            m = VMAX(m, _mm256_permute_pd(m, 0x5));                                                \
-            __m256d ma = _mm256_permute2f128_pd(m, m, 0x00),                                       \
-                    mb = _mm256_permute2f128_pd(m, m, 0x11);                                       \
-            int nan_a = _mm256_movemask_pd(na) != 0, nan_b = _mm256_movemask_pd(nb) != 0;          \
+            V m = VMAX(_mm256_permute2f128_##S(a0, b0, 0x20),                                      \
+                       _mm256_permute2f128_##S(a0, b0, 0x31));                                     \
+            m = HMAX(VMAX, m);                                                                     \
+            V ma = _mm256_permute2f128_##S(m, m, 0x00), mb = _mm256_permute2f128_##S(m, m, 0x11);  \
+            int nan_a = _mm256_movemask_##S(na) != 0, nan_b = _mm256_movemask_##S(nb) != 0;        \
             uint64_t wa[2] = {0, 0}, wb[2] = {0, 0};                                               \
             for (uint64_t v = 0; v < nv; v++) {                                                    \
-                uint64_t at = v * 4;                                                               \
-                __m256d ea = nan_a ? _mm256_cmp_pd(va[v], va[v], _CMP_UNORD_Q)                     \
-                                   : _mm256_cmp_pd(va[v], ma, _CMP_EQ_OQ);                         \
-                __m256d eb = nan_b ? _mm256_cmp_pd(vb[v], vb[v], _CMP_UNORD_Q)                     \
-                                   : _mm256_cmp_pd(vb[v], mb, _CMP_EQ_OQ);                         \
-                wa[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_pd(ea) << at % 64;              \
-                wb[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_pd(eb) << at % 64;              \
+                uint64_t at = v * (LANES);                                                         \
+                V ea = nan_a ? _mm256_cmp_##S(va[v], va[v], _CMP_UNORD_Q)                          \
+                             : _mm256_cmp_##S(va[v], ma, _CMP_EQ_OQ);                              \
+                V eb = nan_b ? _mm256_cmp_##S(vb[v], vb[v], _CMP_UNORD_Q)                          \
+                             : _mm256_cmp_##S(vb[v], mb, _CMP_EQ_OQ);                              \
+                wa[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_##S(ea) << at % 64;             \
+                wb[at / 64] |= (uint64_t)(uint32_t)_mm256_movemask_##S(eb) << at % 64;             \
             }                                                                                      \
-            wa[nw - 1] &= last_word;                                                               \
-            wb[nw - 1] &= last_word;                                                               \
-            out[r] = (int64_t)bit_position(wa, nw, last);                                          \
-            if (r + 1 < done) out[r + 1] = (int64_t)bit_position(wb, nw, last);                    \
+            put_pair(out, r, done, wa, wb, nw, last_word, last, 1);                                \
         }                                                                                          \
     }
-DEFINE_DOUBLE_ROWS(max, _mm256_max_pd, -__builtin_inf())
-DEFINE_DOUBLE_ROWS(min, _mm256_min_pd, __builtin_inf())
+DEFINE_FP_ROWS(frows_max, ps, __m256, float, 8, HMAX_PS, _mm256_max_ps, -__builtin_inff())
+DEFINE_FP_ROWS(frows_min, ps, __m256, float, 8, HMAX_PS, _mm256_min_ps, __builtin_inff())
+DEFINE_FP_ROWS(drows_max, pd, __m256d, double, 4, HMAX_PD, _mm256_max_pd, -__builtin_inf())
+DEFINE_FP_ROWS(drows_min, pd, __m256d, double, 4, HMAX_PD, _mm256_min_pd, __builtin_inf())
 
 /* Rows [0, done) of x (rows of n elements, W bytes each), where done <= rows is the number of
  * rows whose vectors end within `readable` elements of x. */
@@ -581,31 +546,22 @@ DEFINE_DOUBLE_ROWS(min, _mm256_min_pd, __builtin_inf())
         uint64_t last_word = valid >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << valid) - 1;              \
         const uint64_t rb = n * (W);                                                               \
         const unsigned csr = (FLOAT) ? _mm_getcsr() : 0;                                           \
-        if ((FLOAT) == 1 && nv <= 4 && (csr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK) {     \
+        /* float32 (FLOAT 1) up to 4 vectors, float64 (2) up to 4 and from DROWS_FROM */           \
+        if ((FLOAT) && (nv <= 4 || ((FLOAT) == 2 && nv >= DROWS_FROM)) &&                          \
+            (csr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK) {                                \
             const __m256i tail = tail_mask;                                                        \
             switch (nv) {                                                                          \
                 FROWS_CASE(FROWS, 1);                                                              \
                 FROWS_CASE(FROWS, 2);                                                              \
                 FROWS_CASE(FROWS, 3);                                                              \
                 FROWS_CASE(FROWS, 4);                                                              \
-            }                                                                                      \
-            return done; /* the flags raised stay until the call returns (host/fpenv.h) */         \
-        }                                                                                          \
-        if ((FLOAT) == 2 && (nv <= 4 || nv >= DROWS_FROM) &&                                       \
-            (csr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK) {                                \
-            const __m256i tail = tail_mask;                                                        \
-            switch (nv) {                                                                          \
-                DROWS_CASE(FROWS, 1);                                                              \
-                DROWS_CASE(FROWS, 2);                                                              \
-                DROWS_CASE(FROWS, 3);                                                              \
-                DROWS_CASE(FROWS, 4);                                                              \
             default:                                                                               \
                 if (last)                                                                          \
                     FROWS(x, done, rb, out, nv, 1, tail, last_word);                               \
                 else                                                                               \
                     FROWS(x, done, rb, out, nv, 0, tail, last_word);                               \
             }                                                                                      \
-            return done;                                                                           \
+            return done; /* the flags raised stay until the call returns (host/fpenv.h) */         \
         }                                                                                          \
         switch (nv) {                                                                              \
             ROWS_CASE(name, 1);                                                                    \
@@ -625,13 +581,6 @@ DEFINE_DOUBLE_ROWS(min, _mm256_min_pd, __builtin_inf())
         return done;                                                                               \
     }
 #define FROWS_CASE(FROWS, NV)                                                                      \
-    case NV:                                                                                       \
-        if (last)                                                                                  \
-            FROWS(x, done, rb, out, NV, 1, tail, last_word);                                       \
-        else                                                                                       \
-            FROWS(x, done, rb, out, NV, 0, tail, last_word);                                       \
-        break
-#define DROWS_CASE(FROWS, NV)                                                                      \
     case NV:                                                                                       \
         if (last)                                                                                  \
             FROWS(x, done, rb, out, NV, 1, tail, last_word);                                       \
