@@ -2,7 +2,8 @@
  * time on CPUs that have it.
  *
  * Rows of at most 16 bytes go two to a vector, one per 128-bit half (pairs_*, and pairs8_* for
- * one-byte types); longer rows as below (rows_*, called by short_*).
+ * one-byte types); longer rows as below (rows_*, lrows_* past 4 vectors of one- and two-byte
+ * keys, and the float compares frows_* and drows_*, called by short_*).
  *
  * A row of n elements spans nv = ceil(n * size / 32) vectors. Each vector's keys (keys.h, in
  * vector form) go through an unsigned max, down to one vector per row; two rows then share the
@@ -532,7 +533,7 @@ DEFINE_FP_ROWS(drows_min, pd, __m256d, double, 4, HMAX_PD, _mm256_min_pd, __buil
         if (n * (W) <= 16) return PAIRS(xv, rows, n, last, out, readable);                         \
         const uint64_t lanes = 32 / (W);                                                           \
         const uint64_t nv = (n + lanes - 1) / lanes;                                               \
-        /* keeps the equality bits within MAX_WORDS words (cpu_short.h) */                         \
+        /* CLMAX_SHORT_MAX keeps the bits in MAX_WORDS words (LONG_WORDS for one byte) */          \
         if (n > CLMAX_SHORT_MAX(W) || nv > MAX_VECTORS || readable < nv * lanes) return 0;         \
         uint64_t done = (readable - nv * lanes) / n + 1;                                           \
         if (done > rows) done = rows;                                                              \
