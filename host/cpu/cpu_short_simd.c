@@ -550,51 +550,41 @@ DEFINE_FP_ROWS(drows_min, pd, __m256d, double, 4, HMAX_PD, _mm256_min_pd, __buil
         /* float32 (FLOAT 1) up to 4 vectors, float64 (2) up to 4 and from DROWS_FROM */           \
         if ((FLOAT) && (nv <= 4 || ((FLOAT) == 2 && nv >= DROWS_FROM)) &&                          \
             (csr & CLMAX_FLOAT_MODE_BITS) == CLMAX_FLOAT_MODE_OK) {                                \
-            const __m256i tail = tail_mask;                                                        \
             switch (nv) {                                                                          \
-                FROWS_CASE(FROWS, 1);                                                              \
-                FROWS_CASE(FROWS, 2);                                                              \
-                FROWS_CASE(FROWS, 3);                                                              \
-                FROWS_CASE(FROWS, 4);                                                              \
+                NV_CASE(FROWS, 1);                                                                 \
+                NV_CASE(FROWS, 2);                                                                 \
+                NV_CASE(FROWS, 3);                                                                 \
+                NV_CASE(FROWS, 4);                                                                 \
             default:                                                                               \
-                if (last)                                                                          \
-                    FROWS(x, done, rb, out, nv, 1, tail, last_word);                               \
-                else                                                                               \
-                    FROWS(x, done, rb, out, nv, 0, tail, last_word);                               \
+                CALL_ROWS(FROWS, nv);                                                              \
             }                                                                                      \
             return done; /* the flags raised stay until the call returns (host/fpenv.h) */         \
         }                                                                                          \
         switch (nv) {                                                                              \
-            ROWS_CASE(name, 1);                                                                    \
-            ROWS_CASE(name, 2);                                                                    \
-            ROWS_CASE(name, 3);                                                                    \
-            ROWS_CASE(name, 4);                                                                    \
+            NV_CASE(rows_##name, 1);                                                               \
+            NV_CASE(rows_##name, 2);                                                               \
+            NV_CASE(rows_##name, 3);                                                               \
+            NV_CASE(rows_##name, 4);                                                               \
         default:                                                                                   \
-            if ((W) <= 2 && last)                                                                  \
-                lrows_##name(x, done, rb, out, nv, 1, tail_mask, last_word);                       \
-            else if ((W) <= 2)                                                                     \
-                lrows_##name(x, done, rb, out, nv, 0, tail_mask, last_word);                       \
-            else if (last)                                                                         \
-                rows_##name(x, done, rb, out, nv, 1, tail_mask, last_word);                        \
+            if ((W) <= 2)                                                                          \
+                CALL_ROWS(lrows_##name, nv);                                                       \
             else                                                                                   \
-                rows_##name(x, done, rb, out, nv, 0, tail_mask, last_word);                        \
+                CALL_ROWS(rows_##name, nv);                                                        \
         }                                                                                          \
         return done;                                                                               \
     }
-#define FROWS_CASE(FROWS, NV)                                                                      \
-    case NV:                                                                                       \
+/* A row form FN on the rows, last a constant in each call; with NV constant (NV_CASE) the loops
+ * over a row's vectors unroll. */
+#define CALL_ROWS(FN, NV)                                                                          \
+    do {                                                                                           \
         if (last)                                                                                  \
-            FROWS(x, done, rb, out, NV, 1, tail, last_word);                                       \
+            FN(x, done, rb, out, NV, 1, tail_mask, last_word);                                     \
         else                                                                                       \
-            FROWS(x, done, rb, out, NV, 0, tail, last_word);                                       \
-        break
-/* nv known at compile time: the loops over a row's vectors unroll. */
-#define ROWS_CASE(name, NV)                                                                        \
+            FN(x, done, rb, out, NV, 0, tail_mask, last_word);                                     \
+    } while (0)
+#define NV_CASE(FN, NV)                                                                            \
     case NV:                                                                                       \
-        if (last)                                                                                  \
-            rows_##name(x, done, rb, out, NV, 1, tail_mask, last_word);                            \
-        else                                                                                       \
-            rows_##name(x, done, rb, out, NV, 0, tail_mask, last_word);                            \
+        CALL_ROWS(FN, NV);                                                                         \
         break
 
 DEFINE_SHORT(u8, 1, vkey_u, 0, frows_max, pairs8_u8)
