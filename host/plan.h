@@ -30,18 +30,28 @@ typedef struct clmax_device_info {
 } clmax_device_info;
 
 typedef enum clmax_kernel_kind {
-    CLMAX_KERNEL_ROWS_WI,     /* a (row, segment) per work-item */
-    CLMAX_KERNEL_ROWS_WG,     /* a (row, segment) per work-group, tree in local memory */
-    CLMAX_KERNEL_STRIDED,     /* work-items along inner */
-    CLMAX_KERNEL_ROWS_VEC,    /* CPU devices: a (row, segment) per work-item in vector lanes */
-    CLMAX_KERNEL_STRIDED_BLK, /* CPU devices: a block of clmax_lane_block() inner lanes per item */
-    CLMAX_KERNEL_ROWS_SHORT,  /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
-    CLMAX_KERNEL_STRIDED_WIDE /* CPU devices: a tile of lane_block lanes per item, pairs in local */
+    CLMAX_KERNEL_ROWS_WI,      /* a (row, segment) per work-item */
+    CLMAX_KERNEL_ROWS_WG,      /* a (row, segment) per work-group, tree in local memory */
+    CLMAX_KERNEL_STRIDED,      /* work-items along inner */
+    CLMAX_KERNEL_ROWS_VEC,     /* CPU devices: a (row, segment) per work-item in vector lanes */
+    CLMAX_KERNEL_STRIDED_BLK,  /* CPU devices: a block of clmax_lane_block() inner lanes per item */
+    CLMAX_KERNEL_ROWS_SHORT,   /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
+    CLMAX_KERNEL_STRIDED_WIDE, /* CPU devices: a tile of lane_block lanes per item, local pairs */
+    CLMAX_KERNEL_SLICES_SHORT  /* CPU devices: whole slices of fewer lanes than a vector per item */
 } clmax_kernel_kind;
 
 #define CLMAX_SHORT_ROWS 16     /* kernels/rows_short.cl SR */
 #define CLMAX_SHORT_N 64        /* kernels/rows_short.cl SHORT_N */
 #define CLMAX_CPU_PREFETCH 4096 /* kernels/vec.cl PF_BYTES on CPU devices (GPUs: 0) */
+/* SLICES_SHORT takes slices of at most this many elements (n * inner): longer axes of few lanes
+ * are host/narrow.c's wide rows, or STRIDED_BLK's segments. */
+#define CLMAX_SHORT_SLICE 16384
+
+/* Elements in a vector of the CPU devices' kernels (kernels/vec.cl VW): 64 bytes, at most 16. */
+static inline unsigned clmax_vector_width(size_t elem_size)
+{
+    return elem_size <= 2 ? 16 : elem_size == 4 ? 8 : 4;
+}
 
 /* Bytes of each row one work-item of STRIDED_BLK reads (kernels/strided.cl LB is this over the
  * element size). Runs shorter than a page or two leave the hardware prefetcher idle at the start

@@ -1,4 +1,5 @@
-/* Short contiguous rows on CPU devices (reduce_rows_short). After common.cl and vec.cl. */
+/* Short contiguous rows on CPU devices (reduce_rows_short), and short slices of a strided axis of
+ * fewer lanes than a vector (reduce_slices_short). After common.cl and vec.cl. */
 /* Horizontal max of a key vector and min / max of an index vector, by halves (v is evaluated
  * once). */
 #define HALF_REDUCE(T, op, v, out)                                                                 \
@@ -224,4 +225,58 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (get_local_id(0) == 0) NT_FENCE();
 #endif
+}
+
+/* Slices [n, inner] of a strided axis with 2 to VW - 1 lanes (the planner's SLICES_SHORT), whole
+ * slices per work-item: STRIDED_BLK would scan them a lane at a time, an item per slice of a few
+ * dozen elements. The keys of as many slices as SR * SHORT_N holds go to a private buffer in one
+ * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
+ * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
+ * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
+__kernel void reduce_slices_short(REDUCE_ARGS)
+{
+    const ulong part_nq = count * inner;
+    const uint lanes = (uint)inner, len = (uint)n, se = len * lanes;
+    const uint whole = se <= SR * SHORT_N;
+    const uint per = whole ? SR * SHORT_N / se : 1;
+    const uint rows_a_fill = whole ? len : SR * SHORT_N / lanes;
+    ulong s0 = get_global_id(0) * per;
+    if (s0 >= count) return;
+    uint ns = (uint)min((ulong)per, count - s0);
+    __global const RAW_T *p = x + x_off + s0 * se;
+    KEY_T kb[SR * SHORT_N];
+    if (whole) {
+        PREFETCH_RUN(p, ns * se * (uint)sizeof(RAW_T));
+        for (uint e = 0; e < ns * se; e++)
+            kb[e] = KEY(p[e]);
+    }
+    for (uint s = 0; s < ns; s++) {
+        KEY_T bk[VW]; /* lanes < VW (the planner) */
+        uint bi[VW];
+        for (uint j = 0; j < len; j += rows_a_fill) {
+            uint rr = min(rows_a_fill, len - j);
+            const KEY_T *k = kb + s * se;
+            if (!whole) {
+                __global const RAW_T *q = p + (ulong)j * lanes;
+                PREFETCH_RUN(q, rr * lanes * (uint)sizeof(RAW_T));
+                for (uint e = 0; e < rr * lanes; e++)
+                    kb[e] = KEY(q[e]);
+                k = kb;
+            }
+            for (uint l = 0; l < lanes; l++) {
+                KEY_T m = j ? bk[l] : k[l];
+                uint b = j ? bi[l] : 0;
+                for (uint t = j ? 0 : 1; t < rr; t++) {
+                    KEY_T v = k[t * lanes + l];
+                    int up = REPLACES(v, m);
+                    m = up ? v : m;
+                    b = up ? j + t : b;
+                }
+                bk[l] = m;
+                bi[l] = b;
+            }
+        }
+        for (uint l = 0; l < lanes; l++)
+            FINISH(bk[l], j0 + bi[l], (s0 + s) * inner + l, 0);
+    }
 }

@@ -205,6 +205,11 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const cl
         if (st == CLMAX_OK) st = set_reduce_args(k, b, nq, pl);
         local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
         global[0] = round_up((size_t)pl->items, local[0]);
+    } else if (pl->kernel == CLMAX_KERNEL_SLICES_SHORT) {
+        st = clmax_cl_kernel(cl, prog, CLMAX_CL_SLICES_SHORT, &k);
+        if (st == CLMAX_OK) st = set_reduce_args(k, b, b->rows, pl);
+        local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
+        global[0] = round_up((size_t)pl->items, local[0]);
     } else if (pl->kernel == CLMAX_KERNEL_STRIDED_BLK || pl->kernel == CLMAX_KERNEL_ROWS_VEC) {
         /* One long vector loop per work-item: groups small enough to spread over the cores. */
         int blk = pl->kernel == CLMAX_KERNEL_STRIDED_BLK;

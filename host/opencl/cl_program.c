@@ -37,6 +37,7 @@ static const struct {
     [CLMAX_CL_ROWS_WI] = {"reduce_rows_wi", CLMAX_CL_FAMILY_ROWS_GPU},
     [CLMAX_CL_ROWS_WG] = {"reduce_rows_wg", CLMAX_CL_FAMILY_ROWS_GPU},
     [CLMAX_CL_ROWS_SHORT] = {"reduce_rows_short", CLMAX_CL_FAMILY_ROWS_SHORT},
+    [CLMAX_CL_SLICES_SHORT] = {"reduce_slices_short", CLMAX_CL_FAMILY_ROWS_SHORT},
     [CLMAX_CL_STRIDED] = {"reduce_strided", CLMAX_CL_FAMILY_STRIDED},
     [CLMAX_CL_STRIDED_BLK] = {"reduce_strided_blk", CLMAX_CL_FAMILY_STRIDED},
     [CLMAX_CL_STRIDED_WIDE] = {"reduce_strided_wide", CLMAX_CL_FAMILY_STRIDED},
@@ -196,10 +197,7 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
         "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d "
         "-DES=%zu %s %s",
         raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode,
-        (int)clmax_lane_block(es), min ? 1 : 0, is_float, all,
-        es <= 2   ? 16
-        : es == 4 ? 8
-                  : 4,
+        (int)clmax_lane_block(es), min ? 1 : 0, is_float, all, clmax_vector_width(es),
         CLMAX_SHORT_ROWS, CLMAX_SHORT_N, prefetch ? CLMAX_CPU_PREFETCH : 0, nt, es,
         prefetch ? clmax_cl_feature_options(cl, CLMAX_CL_PREFETCH) : "",
         nt == 2 ? clmax_cl_feature_options(cl, CLMAX_CL_NT_STORE) : "");
