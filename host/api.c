@@ -71,7 +71,7 @@ static clmax_status arg_reduce(clmax_context *ctx, const clmax_tensor_desc *inpu
     CHECK_ARG(x != NULL && y != NULL, "x or y is NULL for a non-empty tensor");
     CHECK_ARG(!with_values || values != NULL, "values is NULL for a non-empty output");
     uint64_t bytes = count * p.esize + p.outer * p.inner * (8 + (with_values ? p.esize : 0));
-    st = clmax_reduce(ctx, &p, x, y, clmax_route_device(ctx, bytes));
+    st = clmax_reduce(ctx, &p, x, y, clmax_route_device(ctx, p.n, bytes));
     if (st != CLMAX_OK || values == NULL) return st;
     gather_job g = {&p, x, y, values};
     clmax_parallel_for(ctx, p.outer * p.inner, GATHER_PER_THREAD, gather_values, &g);
@@ -139,7 +139,7 @@ static clmax_status hardmax(clmax_context *ctx, const clmax_tensor_desc *input, 
 
     /* One pass on OpenCL CPU devices where it applies; an OpenCL failure there goes on below, as
      * a failing reduce does (in an auto context: to the CPU path). */
-    int done = 0, on_device = clmax_route_device(ctx, 2 * count * p.esize);
+    int done = 0, on_device = clmax_route_device(ctx, p.n, 2 * count * p.esize);
     if (p.n == 1 && clmax_on_cpu_path(ctx, on_device)) {
         /* An axis of one: every element is its row's winner, the output all ones. */
         clmax_onehot_all_ones(ctx, &p, y);

@@ -82,10 +82,11 @@ clmax_status clmax_cpu_reduce_here(clmax_context *ctx, const clmax_problem *p, c
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p);
 clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const void *x, void *y);
 
-/* host/dispatch.c. Whether a host-pointer call moving bytes (input and output) runs on ctx's
- * backend (1) or on the CPU path (0): 1 but in an auto context with a device, where the cost model
- * or CLMAX_AUTO_PATH decides; the choice goes into the call report. */
-int clmax_route_device(clmax_context *ctx, uint64_t bytes);
+/* host/dispatch.c. Whether a host-pointer call along an axis of n moving bytes (input and output)
+ * runs on ctx's backend (1) or on the CPU path (0): 1 but in an auto context with a device, where
+ * the cost model or CLMAX_AUTO_PATH decides, and on an axis of one (n == 1), whose answer the CPU
+ * path writes without reading the input, in any context; the choice goes into the call report. */
+int clmax_route_device(clmax_context *ctx, uint64_t n, uint64_t bytes);
 /* Whether a call routed so (on_device from clmax_route_device) is answered by the CPU path: it is
  * routed there, or ctx's backend is the CPU path itself. */
 int clmax_on_cpu_path(const clmax_context *ctx, int on_device);

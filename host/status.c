@@ -71,6 +71,10 @@ static void write_choice(void)
         snprintf(last_call.choice, sizeof last_call.choice,
                  "auto: the device, whose cost could not be measured");
         break;
+    case 1 + CLMAX_CHOSE_AXIS_ONE:
+        snprintf(last_call.choice, sizeof last_call.choice,
+                 "an axis of one: the CPU path writes the answer without reading the input");
+        break;
     case 1 + CLMAX_CHOSE_MEASURING:
         snprintf(last_call.choice, sizeof last_call.choice,
                  "auto: the CPU path, while the device's cost is measured in the background");

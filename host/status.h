@@ -27,13 +27,15 @@ void clmax_call_ran(clmax_backend backend, const char *device);
 void clmax_call_fell_back(clmax_status st);
 /* Why an auto context sent the call where it did (the first reason given stays): forced by
  * CLMAX_AUTO_PATH, the device for want of a profile, the CPU path while the device is measured
- * off the calling thread, or the cost model's two estimates (seconds).
+ * off the calling thread, the cost model's two estimates (seconds), or an axis of one (any context
+ * with a device: the CPU path writes its answer without reading the input).
  * Kept as numbers: the words are written only when the report is read. */
 typedef enum {
     CLMAX_CHOSE_FORCED,
     CLMAX_CHOSE_UNMEASURED,
     CLMAX_CHOSE_MEASURING,
-    CLMAX_CHOSE_MODEL
+    CLMAX_CHOSE_MODEL,
+    CLMAX_CHOSE_AXIS_ONE
 } clmax_chose_how;
 void clmax_call_chose(clmax_chose_how how, int device, double cpu_s, double dev_s);
 

@@ -228,8 +228,9 @@ typedef struct clmax_call_report {
                                      an auto context computed the answer */
     const char *fallback_message; /* that failure's message, as clmax_last_error() had it; "" */
     const char *choice;           /* in an auto context with a device, why the call went where it
-                                     did (the cost model's two estimates, or CLMAX_AUTO_PATH);
-                                     "" elsewhere */
+                                     did (the cost model's two estimates, or CLMAX_AUTO_PATH); in
+                                     any context with a device, an axis of one, answered by the
+                                     CPU path without reading the input; "" elsewhere */
 } clmax_call_report;
 
 /* The report of the last operator call (clmax_argmax, clmax_argmin, clmax_max/min_with_indices,

@@ -239,6 +239,51 @@ Test(cost, a_forked_child_answers_on_the_cpu_path)
     unsetenv("CLMAX_AUTO_PATH");
 }
 
+/* An axis of one: every index is 0 and Hardmax all ones, written by the CPU path without reading
+ * the input, even where CLMAX_AUTO_PATH sends calls to the device; the report says why. A row of
+ * two, beside it, goes to the device. */
+Test(cost, an_axis_of_one_needs_no_device)
+{
+    float x[2 * 6];
+    for (int i = 0; i < 12; i++)
+        x[i] = (float)(i % 5);
+    int64_t y[12];
+    clmax_context *ctx = auto_context("opencl");
+    memset(y, 0xFF, sizeof y);
+    argmax_rows(ctx, x, 12, 1, y);
+    const clmax_call_report *r = clmax_last_call_report();
+    for (int i = 0; i < 12; i++)
+        cr_expect_eq(y[i], 0, "index %d: %lld", i, (long long)y[i]);
+    cr_expect_eq(r->backend, CLMAX_BACKEND_CPU);
+    cr_expect(strstr(r->choice, "axis of one") != NULL, "choice: '%s'", r->choice);
+
+    clmax_tensor_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = CLMAX_TYPE_FLOAT32;
+    d.rank = 3;
+    d.dims[0] = 3, d.dims[1] = 1, d.dims[2] = 4;
+    clmax_hardmax_attrs h;
+    clmax_hardmax_attrs_init(&h, 13);
+    h.axis = 1;
+    float ones[12];
+    memset(ones, 0, sizeof ones);
+    cr_assert_eq(clmax_hardmax(ctx, &d, x, &h, ones), CLMAX_OK, "%s", clmax_last_error());
+    for (int i = 0; i < 12; i++)
+        cr_expect_eq(ones[i], 1.0f, "Hardmax element %d: %g", i, ones[i]);
+    r = clmax_last_call_report();
+    cr_expect_eq(r->backend, CLMAX_BACKEND_CPU);
+    cr_expect(strstr(r->choice, "axis of one") != NULL, "choice: '%s'", r->choice);
+
+    argmax_rows(ctx, x, 6, 2, y);
+    r = clmax_last_call_report();
+    cr_expect_eq(r->backend, CLMAX_BACKEND_OPENCL);
+    cr_expect(strstr(r->choice, "CLMAX_AUTO_PATH") != NULL, "choice: '%s'", r->choice);
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(y[i], x[2 * i + 1] > x[2 * i] ? 1 : 0, "row %d", i);
+    clmax_context_destroy(ctx);
+    unsetenv("CLMAX_AUTO_PATH");
+}
+
 Test(cost, explicit_backends_make_no_choice)
 {
     float x[1000] = {0};

@@ -253,7 +253,8 @@ def host(ctx, op, x, code, axis, keepdims, last, opset, out, out2):
 class CallReport(_Record):
     """Where the last call on this thread ran: backend ('opencl', 'cpu', or '' when nothing
     ran), device, fallback_status and fallback_message (the OpenCL failure after which the CPU
-    path answered, else ''), and choice (why an auto context sent the call where it did)."""
+    path answered, else ''), and choice (why an auto context sent the call where it did, or
+    why a call along an axis of one took the CPU path in any context with a device)."""
 
     __slots__ = ()
     _fields = ("backend", "device", "fallback_status", "fallback_message", "choice")
