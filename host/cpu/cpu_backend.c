@@ -276,8 +276,9 @@ static void run_unit(job *jb, uint64_t u, int t)
         whole_slices(jb, o0, o1, 1);
         return;
     }
-    if (p->esize == 1 && p->inner >= 8 && p->inner < SLICE_INNER && jb->nseg == 1 &&
-        p->n * p->inner <= SLICE_ELEMS) {
+    if (((p->esize == 1 && p->inner >= 8 && p->inner < SLICE_INNER) ||
+         (p->esize == 8 && p->inner >= 4 && p->n * p->inner <= SLICE8_ELEMS)) &&
+        jb->nseg == 1 && p->n * p->inner <= SLICE_ELEMS) {
         whole_slices(jb, o0, o1, 0);
         return;
     }

@@ -65,6 +65,10 @@
  * (docs/PERFORMANCE.md). */
 #define SLICE_ELEMS 4096
 #define SLICE_INNER 32
+/* And eight-byte slices of 4 lanes or more (past the dealt rows' 3) of up to SLICE8_ELEMS: a
+ * slice of [2..3, 4..7] float64 is a few elements to the lanes code's call and state (0.19-0.29 of
+ * the limit there, 0.38-0.41 whole); [5, 4] ran as fast, [16, 4] and longer slower (0.79-0.30). */
+#define SLICE8_ELEMS 16
 
 /* The hot loops are compiled twice, for AVX2 and for the baseline, and picked at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
