@@ -244,6 +244,32 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
     if (s0 >= count) return;
     uint ns = (uint)min((ulong)per, count - s0);
     __global const RAW_T *p = x + x_off + s0 * se;
+#if PACK
+    if (whole && se >= VW && VW % lanes == 0) {
+        /* Lanes that divide a vector: each vector of a slice is VW / lanes whole rows, so the
+         * slice goes by whole vectors of packed (key, row) pairs, as row_packed reads a row (the
+         * last vector overlapping the one before it, still whole rows), and each lane's winner
+         * is the max of its VW / lanes positions. */
+        const IDXV rows_in = LANE_IDS / (IDXV)lanes;
+        const uint lastv = se - VW;
+        for (uint s = 0; s < ns; s++) {
+            __global const RAW_T *ps = p + s * se;
+            PREFETCH_AHEAD(ps);
+            PACKV_T c = PACKV(VKEY(VLOAD(0, ps + lastv)), rows_in + (IDXV)(lastv / lanes));
+            for (uint j = 0; j < lastv; j += VW)
+                c = max(c, PACKV(VKEY(VLOAD(0, ps + j)), rows_in + (IDXV)(j / lanes)));
+            PACK_T m[VW];
+            VSTORE(c, 0, m);
+            for (uint l = 0; l < lanes; l++) {
+                PACK_T b = m[l];
+                for (uint q = l + lanes; q < VW; q += lanes)
+                    b = max(b, m[q]);
+                FINISH(PACK_KEY(b), j0 + PACK_INDEX(b), (s0 + s) * inner + l, 0);
+            }
+        }
+        return;
+    }
+#endif
     KEY_T kb[SR * SHORT_N];
     if (whole) {
         PREFETCH_RUN(p, ns * se * (uint)sizeof(RAW_T));
