@@ -47,7 +47,8 @@ typedef enum clmax_kernel_kind {
  * are host/narrow.c's wide rows, or STRIDED_BLK's segments. */
 #define CLMAX_SHORT_SLICE 16384
 
-/* Elements in a vector of the CPU devices' kernels (kernels/vec.cl VW): 64 bytes, at most 16. */
+/* Elements in a vector of the CPU devices' kernels (kernels/vec.cl VW): 16 of one- and two-byte
+ * types, 8 of four-byte ones, 4 of eight-byte ones. */
 static inline unsigned clmax_vector_width(size_t elem_size)
 {
     return elem_size <= 2 ? 16 : elem_size == 4 ? 8 : 4;
