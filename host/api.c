@@ -140,7 +140,7 @@ static clmax_status hardmax(clmax_context *ctx, const clmax_tensor_desc *input, 
     /* One pass on OpenCL CPU devices where it applies; an OpenCL failure there goes on below, as
      * a failing reduce does (in an auto context: to the CPU path). */
     int done = 0, on_device = clmax_route_device(ctx, p.n, 2 * count * p.esize);
-    if (p.n == 1 && clmax_on_cpu_path(ctx, on_device)) {
+    if (p.n == 1) { /* clmax_route_device sent it to the CPU path */
         /* An axis of one: every element is its row's winner, the output all ones. */
         clmax_onehot_all_ones(ctx, &p, y);
         clmax_report_cpu(ctx);

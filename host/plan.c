@@ -47,23 +47,30 @@ static uint64_t wide_tile(const clmax_device_info *dev, uint64_t inner, size_t e
     return ceil_div(ceil_div(inner, tiles), 16) * 16;
 }
 
-/* Whether [n, inner] slices go to SLICES_SHORT: rows of fewer lanes than a vector, which
- * STRIDED_BLK would scan one lane at a time (at 0.05-0.20 of the limit on PoCL, a work-item per
- * slice), in slices short enough for a work-item each. One-byte slices past 4096 elements ran
- * faster on STRIDED_BLK (0.10-0.11 against 0.08-0.09), which compares their bytes as it reads
- * them where SLICES_SHORT stores and loads a 32-bit key each. */
-static int short_slices(uint64_t n, uint64_t inner, size_t elem_size)
-{
-    uint64_t most = elem_size == 1 ? CLMAX_SHORT_SLICE / 4 : CLMAX_SHORT_SLICE;
-    return inner > 1 && inner < clmax_vector_width(elem_size) && n <= most / inner;
-}
-
 /* Whole slices per work-item of SLICES_SHORT (kernels/rows_short.cl): as many as its key buffer
  * of CLMAX_SHORT_ROWS * CLMAX_SHORT_N holds, or one that goes through it in parts. */
 static uint64_t slices_per_item(uint64_t n, uint64_t inner)
 {
     uint64_t buf = CLMAX_SHORT_ROWS * CLMAX_SHORT_N;
     return n * inner <= buf ? buf / (n * inner) : 1;
+}
+
+/* Whether [rows, n, inner] goes to SLICES_SHORT on a CPU device: rows of fewer lanes than a
+ * vector, which STRIDED_BLK would scan one lane at a time (at 0.05-0.20 of the limit on PoCL, a
+ * work-item per slice), in slices short enough for a work-item each. One-byte slices past 4096
+ * elements ran faster on STRIDED_BLK (0.10-0.11 against 0.08-0.09), which compares their bytes as
+ * it reads them where SLICES_SHORT stores and loads a 32-bit key each. Slices are never split, so
+ * STRIDED_BLK's segments take a forced split, and too few slices to fill the device on an axis
+ * long enough to split (the test of the split below). */
+static int short_slices(const clmax_device_info *dev, uint64_t rows, uint64_t n, uint64_t inner,
+                        size_t elem_size, clmax_strategy forced)
+{
+    uint64_t most = elem_size == 1 ? CLMAX_SHORT_SLICE / 4 : CLMAX_SHORT_SLICE;
+    if (inner < 2 || inner >= clmax_vector_width(elem_size) || n > most / inner) return 0;
+    if (forced == CLMAX_STRATEGY_SPLIT && n >= 2) return 0;
+    uint64_t cu = dev->compute_units ? dev->compute_units : 1;
+    return ceil_div(rows, slices_per_item(n, inner)) >= cu * CPU_ITEMS_PER_CU ||
+           n < 2 * MIN_SEG_ITEM;
 }
 
 clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64_t n,
@@ -88,12 +95,13 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         /* A block of lanes runs a loop step per lane and row: on a device with a loop limit its
          * segments would be a few rows long, so a lane per work-item there. */
         uint64_t tile = inner > 1 && !dev->loop_limit ? wide_tile(dev, inner, elem_size) : 0;
-        pl.kernel = tile                                ? CLMAX_KERNEL_STRIDED_WIDE
-                    : dev->loop_limit && inner > 1      ? CLMAX_KERNEL_STRIDED
-                    : short_slices(n, inner, elem_size) ? CLMAX_KERNEL_SLICES_SHORT
-                    : inner > 1                         ? CLMAX_KERNEL_STRIDED_BLK
-                    : n <= CLMAX_SHORT_N                ? CLMAX_KERNEL_ROWS_SHORT
-                                                        : CLMAX_KERNEL_ROWS_VEC;
+        int slices = short_slices(dev, rows, n, inner, elem_size, forced);
+        pl.kernel = tile                           ? CLMAX_KERNEL_STRIDED_WIDE
+                    : dev->loop_limit && inner > 1 ? CLMAX_KERNEL_STRIDED
+                    : slices                       ? CLMAX_KERNEL_SLICES_SHORT
+                    : inner > 1                    ? CLMAX_KERNEL_STRIDED_BLK
+                    : n <= CLMAX_SHORT_N           ? CLMAX_KERNEL_ROWS_SHORT
+                                                   : CLMAX_KERNEL_ROWS_VEC;
         if (tile) pl.lane_block = tile;
     } else if (inner > 1) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
@@ -122,11 +130,6 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         want = cu * GPU_ITEMS_PER_CU;
         min_seg = pl.kernel == CLMAX_KERNEL_STRIDED ? MIN_SEG_GPU_STRIDED : MIN_SEG_ITEM;
     }
-    if (pl.kernel == CLMAX_KERNEL_SLICES_SHORT && units < want && n >= 2 * min_seg) {
-        /* Too few slices to fill the device, and long enough to split: STRIDED_BLK's segments. */
-        pl.kernel = CLMAX_KERNEL_STRIDED_BLK;
-        units = rows * ceil_div(inner, pl.lane_block);
-    }
     if (forced == CLMAX_STRATEGY_AUTO && units < want && n >= 2 * min_seg) {
         /* GPUs' strided items all read as long, so a wave and a fifth takes two waves' time:
          * whole waves only. */
@@ -139,10 +142,6 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
         if (pl.kernel == CLMAX_KERNEL_ROWS_SHORT) { /* whole rows only: split with lanes */
             pl.kernel = CLMAX_KERNEL_ROWS_VEC;
             units = rows;
-        }
-        if (pl.kernel == CLMAX_KERNEL_SLICES_SHORT) { /* whole slices too */
-            pl.kernel = CLMAX_KERNEL_STRIDED_BLK;
-            units = rows * ceil_div(inner, pl.lane_block);
         }
     }
     /* The vector kernels keep 32-bit indices relative to a segment; the strided blocks pack
