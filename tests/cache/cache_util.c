@@ -160,7 +160,8 @@ void cache_seed(const char *dir, clmax_type type)
         int kept = cache_entries(dir, names, 8);
         cache_run(type);
         if (cache_entries(dir, names, 8) == kept) return;
-        cr_log_warn("%s seeded again: a run after the first kept a new program", dir);
+        /* Not cr_log_warn: Criterion turns a logged warning into a failing exit status. */
+        fprintf(stderr, "%s seeded again: a run after the first kept a new program\n", dir);
         cr_assert_lt(tries, 3, "runs in %s keep new programs %d times over", dir, tries);
         nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
         cr_assert_eq(mkdir(dir, 0700), 0, "mkdir %s: %s", dir, strerror(errno));
