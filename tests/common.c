@@ -15,19 +15,6 @@ void rng_seed(test_rng *rng, uint64_t seed)
     rng->state = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull;
 }
 
-uint64_t rng_next(test_rng *rng)
-{
-    uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-uint64_t rng_below(test_rng *rng, uint64_t n)
-{
-    return rng_next(rng) % n;
-}
-
 int64_t rng_range(test_rng *rng, int64_t lo, int64_t hi)
 {
     return lo + (int64_t)rng_below(rng, (uint64_t)(hi - lo) + 1);

@@ -22,8 +22,21 @@ typedef struct test_rng {
 } test_rng;
 
 void rng_seed(test_rng *rng, uint64_t seed);
-uint64_t rng_next(test_rng *rng);
-uint64_t rng_below(test_rng *rng, uint64_t n);            /* uniform in [0, n), n > 0 */
+
+/* Inline: the fills call them per element, and a constant n becomes a multiply, not a divide. */
+static inline uint64_t rng_next(test_rng *rng)
+{
+    uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t rng_below(test_rng *rng, uint64_t n) /* uniform in [0, n), n > 0 */
+{
+    return rng_next(rng) % n;
+}
+
 int64_t rng_range(test_rng *rng, int64_t lo, int64_t hi); /* uniform in [lo, hi] */
 
 /* ---- Types, opsets, names ------------------------------------------------------------------ */

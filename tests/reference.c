@@ -5,6 +5,7 @@
 #include "reference.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t ref_type_size(clmax_type type)
@@ -216,9 +217,9 @@ double ref_float16_to_double(uint16_t bits)
     if (e == 0x1F)
         v = m ? NAN : INFINITY;
     else if (e == 0)
-        v = ldexp((double)m, -24); /* denormal: m * 2^-24 */
-    else
-        v = ldexp((double)(m + 1024), e - 25); /* (1 + m/1024) * 2^(e-15) */
+        v = (double)m * 0x1p-24; /* denormal: m * 2^-24 */
+    else                         /* (1 + m/1024) * 2^(e-15); every product exact in a double */
+        v = (double)(m + 1024) * (double)(1u << e) * 0x1p-25;
     return sign ? -v : v;
 }
 
@@ -228,13 +229,6 @@ double ref_bfloat16_to_double(uint16_t bits)
     float f;
     memcpy(&f, &u, sizeof f);
     return (double)f;
-}
-
-static int compare_double(double a, double b)
-{
-    int na = isnan(a) != 0, nb = isnan(b) != 0;
-    if (na || nb) return na - nb; /* NaN beats everything; two NaNs are equal */
-    return (a > b) - (a < b);     /* -0 == +0 by value */
 }
 
 static double load_float(clmax_type type, const void *x, uint64_t i)
@@ -317,57 +311,106 @@ static uint64_t load_unsigned(clmax_type type, const void *x, uint64_t i)
     }
 }
 
-int ref_compare(clmax_type type, const void *x, uint64_t i, uint64_t j)
+/* One element as the reference compares it: an integer exactly, a float as a double. */
+typedef union ref_scalar {
+    int64_t s;
+    uint64_t u;
+    double d;
+} ref_scalar;
+
+static ref_scalar load_scalar(clmax_type type, const void *x, uint64_t i)
 {
-    if (ref_type_is_signed(type)) {
-        int64_t a = load_signed(type, x, i), b = load_signed(type, x, j);
-        return (a > b) - (a < b);
-    }
-    if (ref_type_is_integer(type)) {
-        uint64_t a = load_unsigned(type, x, i), b = load_unsigned(type, x, j);
-        return (a > b) - (a < b);
-    }
-    return compare_double(load_float(type, x, i), load_float(type, x, j));
+    ref_scalar r;
+    if (ref_type_is_signed(type))
+        r.s = load_signed(type, x, i);
+    else if (ref_type_is_integer(type))
+        r.u = load_unsigned(type, x, i);
+    else
+        r.d = load_float(type, x, i);
+    return r;
 }
 
-static int compare_double_min(double a, double b)
+/* 1 when a beats b, -1 when b beats a, 0 on a tie: the larger wins, or with min the smaller; a
+ * NaN beats everything but another NaN in both orders; -0 == +0 by value. */
+static int compare_scalar(clmax_type type, ref_scalar a, ref_scalar b, int min)
 {
-    int na = isnan(a) != 0, nb = isnan(b) != 0;
-    if (na || nb) return na - nb; /* NaN still beats everything; two NaNs are equal */
-    return (a < b) - (a > b);     /* the smaller wins; -0 == +0 by value */
+    int c;
+    if (ref_type_is_signed(type)) {
+        c = (a.s > b.s) - (a.s < b.s);
+    } else if (ref_type_is_integer(type)) {
+        c = (a.u > b.u) - (a.u < b.u);
+    } else {
+        int na = isnan(a.d) != 0, nb = isnan(b.d) != 0;
+        if (na || nb) return na - nb;
+        c = (a.d > b.d) - (a.d < b.d);
+    }
+    return min ? -c : c;
+}
+
+int ref_compare(clmax_type type, const void *x, uint64_t i, uint64_t j)
+{
+    return compare_scalar(type, load_scalar(type, x, i), load_scalar(type, x, j), 0);
 }
 
 int ref_compare_min(clmax_type type, const void *x, uint64_t i, uint64_t j)
 {
-    if (ref_type_is_signed(type)) {
-        int64_t a = load_signed(type, x, i), b = load_signed(type, x, j);
-        return (a < b) - (a > b);
-    }
-    if (ref_type_is_integer(type)) {
-        uint64_t a = load_unsigned(type, x, i), b = load_unsigned(type, x, j);
-        return (a < b) - (a > b);
-    }
-    return compare_double_min(load_float(type, x, i), load_float(type, x, j));
+    return compare_scalar(type, load_scalar(type, x, i), load_scalar(type, x, j), 1);
 }
 
-/* The index along n of the winner of row (o, i) of view v: the maximum, or with min the minimum
- * (NaN winning in both). */
-static uint64_t row_winner(clmax_type type, const void *x, ref_view v, uint64_t o, uint64_t i,
-                           int last, int min)
+/* The index along n of the winner of every lane of slice o of view v into best[0, v.inner): the
+ * maximum, or with min the minimum (NaN winning in both); best from lanes_alloc. Walks the slice in
+ * memory order, each lane keeping its winner so far; the result is the one of a walk down each lane
+ * alone. */
+static inline void walk_slice(clmax_type type, const void *x, ref_view v, uint64_t o, int last,
+                              int min, uint64_t *best)
 {
-    uint64_t best = 0;
-    for (uint64_t k = 1; k < v.n; k++) {
-        uint64_t a = (o * v.n + k) * v.inner + i, b = (o * v.n + best) * v.inner + i;
-        int c = min ? ref_compare_min(type, x, a, b) : ref_compare(type, x, a, b);
-        if (c > 0 || (c == 0 && last)) best = k;
+    ref_scalar *held = (ref_scalar *)(best + v.inner);
+    for (uint64_t i = 0; i < v.inner; i++) {
+        best[i] = 0;
+        held[i] = load_scalar(type, x, o * v.n * v.inner + i);
     }
+    for (uint64_t k = 1; k < v.n; k++)
+        for (uint64_t i = 0; i < v.inner; i++) {
+            ref_scalar e = load_scalar(type, x, (o * v.n + k) * v.inner + i);
+            int c = compare_scalar(type, e, held[i], min);
+            if (c > 0 || (c == 0 && last)) best[i] = k, held[i] = e;
+        }
+}
+
+/* walk_slice with the type a constant in each call, so that the compiler drops the per-element
+ * switches on it (the suites' references walk billions of elements). */
+static void slice_winners(clmax_type type, const void *x, ref_view v, uint64_t o, int last, int min,
+                          uint64_t *best)
+{
+    switch (type) {
+#define WALK(t)                                                                                    \
+    case t:                                                                                        \
+        walk_slice(t, x, v, o, last, min, best);                                                   \
+        return;
+        WALK(CLMAX_TYPE_FLOAT16)
+        WALK(CLMAX_TYPE_BFLOAT16)
+        WALK(CLMAX_TYPE_FLOAT32)
+        WALK(CLMAX_TYPE_FLOAT64)
+        WALK(CLMAX_TYPE_INT8)
+        WALK(CLMAX_TYPE_INT16)
+        WALK(CLMAX_TYPE_INT32)
+        WALK(CLMAX_TYPE_INT64)
+        WALK(CLMAX_TYPE_UINT8)
+        WALK(CLMAX_TYPE_UINT16)
+        WALK(CLMAX_TYPE_UINT32)
+        WALK(CLMAX_TYPE_UINT64)
+#undef WALK
+    default:
+        walk_slice(type, x, v, o, last, min, best);
+    }
+}
+
+/* Scratch for slice_winners: v.inner indices, then v.inner values (both 8 bytes). */
+static uint64_t *lanes_alloc(ref_view v)
+{
+    uint64_t *best = malloc((v.inner ? v.inner : 1) * (sizeof *best + sizeof(ref_scalar)));
+    if (best == NULL) abort();
     return best;
-}
-
-static uint64_t row_argmax(clmax_type type, const void *x, ref_view v, uint64_t o, uint64_t i,
-                           int last)
-{
-    return row_winner(type, x, v, o, i, last, 0);
 }
 
 clmax_status ref_argmax(const clmax_tensor_desc *input, const void *x,
@@ -378,9 +421,13 @@ clmax_status ref_argmax(const clmax_tensor_desc *input, const void *x,
     if (st != CLMAX_OK) return st;
     int last = attrs ? attrs->select_last_index : 0;
     if (v.n == 0) return CLMAX_OK; /* the output is empty */
-    for (uint64_t o = 0; o < v.outer; o++)
+    uint64_t *best = lanes_alloc(v);
+    for (uint64_t o = 0; o < v.outer; o++) {
+        slice_winners(input->type, x, v, o, last, 0, best);
         for (uint64_t i = 0; i < v.inner; i++)
-            y[o * v.inner + i] = (int64_t)row_argmax(input->type, x, v, o, i, last);
+            y[o * v.inner + i] = (int64_t)best[i];
+    }
+    free(best);
     return CLMAX_OK;
 }
 
@@ -417,11 +464,13 @@ clmax_status ref_hardmax(const clmax_tensor_desc *input, const void *x,
         break;
     }
     }
-    for (uint64_t o = 0; o < v.outer; o++)
-        for (uint64_t i = 0; i < v.inner; i++) {
-            uint64_t k = row_argmax(input->type, x, v, o, i, 0);
-            memcpy((char *)y + ((o * v.n + k) * v.inner + i) * es, one, es);
-        }
+    uint64_t *best = lanes_alloc(v);
+    for (uint64_t o = 0; o < v.outer; o++) {
+        slice_winners(input->type, x, v, o, 0, 0, best);
+        for (uint64_t i = 0; i < v.inner; i++)
+            memcpy((char *)y + ((o * v.n + best[i]) * v.inner + i) * es, one, es);
+    }
+    free(best);
     return CLMAX_OK;
 }
 
@@ -433,9 +482,13 @@ clmax_status ref_argmin(const clmax_tensor_desc *input, const void *x,
     if (st != CLMAX_OK) return st;
     int last = attrs ? attrs->select_last_index : 0;
     if (v.n == 0) return CLMAX_OK; /* the output is empty */
-    for (uint64_t o = 0; o < v.outer; o++)
+    uint64_t *best = lanes_alloc(v);
+    for (uint64_t o = 0; o < v.outer; o++) {
+        slice_winners(input->type, x, v, o, last, 1, best);
         for (uint64_t i = 0; i < v.inner; i++)
-            y[o * v.inner + i] = (int64_t)row_winner(input->type, x, v, o, i, last, 1);
+            y[o * v.inner + i] = (int64_t)best[i];
+    }
+    free(best);
     return CLMAX_OK;
 }
 
@@ -449,13 +502,16 @@ clmax_status ref_arg_with_values(const clmax_tensor_desc *input, const void *x,
     int last = attrs ? attrs->select_last_index : 0;
     if (v.n == 0) return CLMAX_OK;
     size_t es = ref_type_size(input->type);
-    for (uint64_t o = 0; o < v.outer; o++)
+    uint64_t *best = lanes_alloc(v);
+    for (uint64_t o = 0; o < v.outer; o++) {
+        slice_winners(input->type, x, v, o, last, min, best);
         for (uint64_t i = 0; i < v.inner; i++) {
-            uint64_t q = o * v.inner + i;
-            uint64_t k = row_winner(input->type, x, v, o, i, last, min);
+            uint64_t q = o * v.inner + i, k = best[i];
             indices[q] = (int64_t)k;
             memcpy((char *)values + q * es, (const char *)x + ((o * v.n + k) * v.inner + i) * es,
                    es);
         }
+    }
+    free(best);
     return CLMAX_OK;
 }
