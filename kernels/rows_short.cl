@@ -245,27 +245,44 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
     uint ns = (uint)min((ulong)per, count - s0);
     __global const RAW_T *p = x + x_off + s0 * se;
 #if PACK
-    if (whole && se >= VW && VW % lanes == 0) {
-        /* Lanes that divide a vector: each vector of a slice is VW / lanes whole rows, so the
-         * slice goes by whole vectors of packed (key, row) pairs, as row_packed reads a row (the
-         * last vector overlapping the one before it, still whole rows), and each lane's winner
-         * is the max of its VW / lanes positions. */
+    if (whole && se >= VW && (VW % lanes == 0 || se >= VW * VW / 2)) {
+        /* Whole slices by vectors of packed (key, row) pairs. A vector loaded at a multiple of
+         * lanes holds use = VW / lanes * lanes elements of whole rows and then the start of the
+         * next row; lane q is always the slice's lane q % lanes, of row q / lanes past the
+         * vector's first, so the steps of use elements overlap and every lane is in place. The
+         * last vector ends at the slice's end (overlapping the one before it); where lanes does
+         * not divide VW it starts mid-row and is folded on its own. Each lane's winner is the max
+         * of its positions. Those folds cost about 2 VW scalar steps a slice: slices of lanes that
+         * do not divide VW and of fewer than VW * VW / 2 elements ran faster through the scan
+         * below (PoCL, 32 four-byte elements or 128 of one or two bytes). */
         const IDXV rows_in = LANE_IDS / (IDXV)lanes;
-        const uint lastv = se - VW;
+        const uint use = VW / lanes * lanes, lastv = se - VW, shift = lastv % lanes;
         for (uint s = 0; s < ns; s++) {
             __global const RAW_T *ps = p + s * se;
             PREFETCH_AHEAD(ps);
-            PACKV_T c = PACKV(VKEY(VLOAD(0, ps + lastv)), rows_in + (IDXV)(lastv / lanes));
-            for (uint j = 0; j < lastv; j += VW)
+            PACKV_T c = PACKV(VKEY(VLOAD(0, ps)), rows_in);
+            for (uint j = use; j <= lastv; j += use)
                 c = max(c, PACKV(VKEY(VLOAD(0, ps + j)), rows_in + (IDXV)(j / lanes)));
-            PACK_T m[VW];
+            PACK_T m[VW], t[VW], b[VW]; /* lanes < VW (the planner) */
+            if (shift == 0)
+                c = max(c, PACKV(VKEY(VLOAD(0, ps + lastv)), rows_in + (IDXV)(lastv / lanes)));
             VSTORE(c, 0, m);
             for (uint l = 0; l < lanes; l++) {
-                PACK_T b = m[l];
+                b[l] = m[l];
                 for (uint q = l + lanes; q < VW; q += lanes)
-                    b = max(b, m[q]);
-                FINISH(PACK_KEY(b), j0 + PACK_INDEX(b), (s0 + s) * inner + l, 0);
+                    b[l] = max(b[l], m[q]);
             }
+            if (shift != 0) {
+                /* The rows past the last step (which ended before lastv, a multiple of lanes):
+                 * the vector at lastv, lane q the slice's lane (lastv + q) % lanes of row
+                 * (lastv + q) / lanes. */
+                VSTORE(PACKV(VKEY(VLOAD(0, ps + lastv)), (LANE_IDS + (IDXV)lastv) / (IDXV)lanes),
+                       0, t);
+                for (uint q = 0, l = shift; q < VW; q++, l = l + 1 == lanes ? 0 : l + 1)
+                    b[l] = max(b[l], t[q]);
+            }
+            for (uint l = 0; l < lanes; l++)
+                FINISH(PACK_KEY(b[l]), j0 + PACK_INDEX(b[l]), (s0 + s) * inner + l, 0);
         }
         return;
     }
