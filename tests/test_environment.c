@@ -201,7 +201,8 @@ Test(context, environment_cpu_avx512, .timeout = 900)
         setenv("CLMAX_CPU_AVX512", values[v], 1);
         clmax_context *ctx = test_context_open(CLMAX_BACKEND_CPU, NULL);
         char what[80];
-        for (size_t h = 0; h < sizeof halves / sizeof halves[0]; h++) {
+        /* "OFF" (any case is accepted) runs the code of "off": the shapes below do for it */
+        for (size_t h = 0; v < 2 && h < sizeof halves / sizeof halves[0]; h++) {
             clmax_tensor_desc d = test_desc(halves[h].type, 2, all_dims);
             for (int s = 0; s < 12; s++)
                 for (int at = 0; at < 8; at += 7) { /* the patterns in row 0, then in row 7 */
