@@ -51,10 +51,11 @@ static const clmax_type g_some_types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16
  * contiguous rows short and long (split by the planner on its own), strided axes, a strided axis
  * with three lanes (the narrow merge: 4-byte types), short slices of fewer lanes than a vector
  * (SLICES_SHORT: many to a work-item, the last item's short, by packed vectors with the lanes
- * dividing one or not (3 and 7 lanes: a last vector folded on its own), or one a work-item through
- * its buffer in parts), tiles wider than a lane block
- * (STRIDED_WIDE, with run.sh's local memory; a block is 8 KiB of each row), and a strided axis a
- * GPU plan cuts into 32 segments or more (the work-group combine, with run.sh's 8 compute units).
+ * dividing one or not (3 and 7 lanes in slices of at least VW * VW / 2 elements: a last vector
+ * folded on its own), or one a work-item through its buffer in parts), tiles wider than a lane
+ * block (STRIDED_WIDE, with run.sh's local memory; a block is 8 KiB of each row), and a strided
+ * axis a GPU plan cuts into 32 segments or more (the work-group combine, with run.sh's 8 compute
+ * units).
  */
 enum { EVERY = 0, GPU_PLANS = 1, CPU_AUTO = 2 };
 
@@ -82,8 +83,10 @@ static const shape g_shapes[] = {
     {3, {150, 4, 2}, 1, 1, 8, EVERY},
     {3, {20, 10, 4}, 1, 1, 4, EVERY},
     {3, {5, 700, 3}, 1, 2, 8, CPU_AUTO},
-    {3, {40, 10, 3}, 1, 1, 4, CPU_AUTO},
-    {3, {30, 6, 7}, 1, 1, 4, CPU_AUTO},
+    {3, {40, 12, 3}, 1, 4, 4, CPU_AUTO},
+    {3, {30, 6, 7}, 1, 4, 4, CPU_AUTO},
+    {3, {12, 50, 3}, 1, 1, 2, CPU_AUTO},
+    {3, {12, 20, 7}, 1, 1, 2, CPU_AUTO},
 };
 static int g_failures;
 
