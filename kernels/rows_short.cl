@@ -276,8 +276,8 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
                 /* The rows past the last step (which ended before lastv, a multiple of lanes):
                  * the vector at lastv, lane q the slice's lane (lastv + q) % lanes of row
                  * (lastv + q) / lanes. */
-                VSTORE(PACKV(VKEY(VLOAD(0, ps + lastv)), (LANE_IDS + (IDXV)lastv) / (IDXV)lanes),
-                       0, t);
+                VSTORE(PACKV(VKEY(VLOAD(0, ps + lastv)), (LANE_IDS + (IDXV)lastv) / (IDXV)lanes), 0,
+                       t);
                 for (uint q = 0, l = shift; q < VW; q++, l = l + 1 == lanes ? 0 : l + 1)
                     b[l] = max(b[l], t[q]);
             }
