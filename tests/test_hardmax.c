@@ -461,3 +461,57 @@ BACKEND_TEST(hardmax, fused_blocks, .timeout = 600)
     }
     clmax_context_destroy(ctx);
 }
+
+/* Slices of 2 to 8 rows and 2 to 15 lanes, which the CPU path compares with their neighbours a
+ * vector at a time (host/cpu/cpu_hardmax_near.c), and the shapes just past them. For every lane
+ * of every slice a winner (a NaN of either sign, or 1.0 above the rest) is planted at each row
+ * in turn, alone or tied at a later row; then ties everywhere and special values. Enough slices
+ * that a call spans several of the kernel's key groups, the last one shorter. */
+BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
+{
+    static const int64_t inners[] = {2, 3, 4, 5, 7, 8, 15, 16};
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 29);
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++) {
+        const clmax_type type = test_float_types[t];
+        for (int64_t n = 2; n <= 9; n++)
+            for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++) {
+                const int64_t inner = inners[ii], slices = 5000 / (n * inner) + 3;
+                int64_t dims[3] = {slices, n, inner};
+                clmax_tensor_desc d = test_desc(type, 3, dims);
+                const uint64_t count = (uint64_t)(slices * n * inner);
+                void *x = test_malloc((size_t)count * ref_type_size(type));
+                clmax_hardmax_attrs a = {13, 1};
+                char what[80];
+                for (int tie = 0; tie < 2; tie++) {
+                    for (uint64_t e = 0; e < count; e++)
+                        elem_set(type, x, e, value_below_one(type, &rng));
+                    for (uint64_t c = 0; c < (uint64_t)(slices * inner); c++) {
+                        const uint64_t s = c / (uint64_t)inner, l = c % (uint64_t)inner;
+                        const uint64_t p = (c + s) % (uint64_t)n;
+                        const uint64_t top =
+                            rng_below(&rng, 2) ? value_top(type, &rng) : value_one(type);
+                        elem_set(type, x, (s * (uint64_t)n + p) * (uint64_t)inner + l, top);
+                        if (tie && p + 1 < (uint64_t)n) {
+                            const uint64_t q = p + 1 + rng_below(&rng, (uint64_t)n - p - 1);
+                            elem_set(type, x, (s * (uint64_t)n + q) * (uint64_t)inner + l,
+                                     rng_below(&rng, 2) ? top : value_top(type, &rng));
+                        }
+                    }
+                    snprintf(what, sizeof what, "[%lld, %lld, %lld] planted, tie %d",
+                             (long long)slices, (long long)n, (long long)inner, tie);
+                    check_hardmax(ctx, what, &d, x, &a);
+                }
+                static const fill_mode modes[] = {FILL_FEW, FILL_SPECIAL};
+                for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+                    fill_tensor(type, x, count, modes[m], &rng);
+                    snprintf(what, sizeof what, "[%lld, %lld, %lld] %s", (long long)slices,
+                             (long long)n, (long long)inner, fill_mode_str(modes[m]));
+                    check_hardmax(ctx, what, &d, x, &a);
+                }
+                free(x);
+            }
+    }
+    clmax_context_destroy(ctx);
+}

@@ -9,6 +9,7 @@
  * short axes the 8-byte winners are more bytes than the input ([B, 3, 1] float16: 8 against 6),
  * and they went to memory and back between the two passes. */
 #include "backend.h"
+#include "cpu_hardmax_near.h"
 #include "cpu_hardmax_tiny.h"
 #include "cpu_kernels.h"
 #include "onehot.h"
@@ -69,17 +70,23 @@ int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
         return p->outer * lane_units(p) >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
     if (p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
     /* One pass whatever the count of blocks: a single thread takes a few of them as fast. */
-    if (clmax_cpu_hardmax_tiny_fits(p)) return 1;
+    if (clmax_cpu_hardmax_tiny_fits(p) || clmax_cpu_hardmax_near_fits(p)) return 1;
     const uint64_t block = block_slices(p), blocks = (p->outer + block - 1) / block;
     return blocks >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
 }
 
-/* Blocks [begin, end) on this thread, in one pass each (cpu_hardmax_tiny.c). */
+/* Blocks [begin, end) on this thread, in one pass each (cpu_hardmax_tiny.c, cpu_hardmax_near.c). */
 static void tiny_blocks(void *arg, uint64_t begin, uint64_t end)
 {
     fused_job *f = arg;
     const clmax_problem *p = f->p;
     const uint64_t slice_bytes = p->n * p->inner * p->esize;
+    const uint64_t o0 = begin * f->block,
+                   o1 = end * f->block < p->outer ? end * f->block : p->outer;
+    if (clmax_cpu_hardmax_near_fits(p)) { /* blocks [begin, end) at once: its setup once */
+        clmax_cpu_hardmax_near(p, o1 - o0, f->x + o0 * slice_bytes, f->y + o0 * slice_bytes);
+        return;
+    }
     for (uint64_t b = begin; b < end; b++) {
         const uint64_t o = b * f->block;
         const uint64_t rows = p->outer - o < f->block ? p->outer - o : f->block;
@@ -146,7 +153,10 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
         f.block = block_slices(p);
         const uint64_t blocks = (p->outer + f.block - 1) / f.block;
         clmax_parallel_for(ctx, blocks, FUSE_BLOCKS_MIN,
-                           clmax_cpu_hardmax_tiny_fits(p) ? tiny_blocks : fused_blocks, &f);
+                           clmax_cpu_hardmax_tiny_fits(p) || clmax_cpu_hardmax_near_fits(p)
+                               ? tiny_blocks
+                               : fused_blocks,
+                           &f);
     }
     clmax_status st = (clmax_status)atomic_load(&f.status);
     if (st != CLMAX_OK)

@@ -1,0 +1,81 @@
+/* Hardmax on the CPU path in one pass over slices [n, inner] of 2 to NEAR_N_MAX rows and 2 to
+ * NEAR_INNER_MAX lanes, such as [B, 3, 7]: a group of slices' keys go to a buffer, then each
+ * vector of positions is compared with the vectors inner, 2 * inner, ... positions before and
+ * after it (the same lane, other rows of the slice), each compare kept only where that row is in
+ * the slice, and the one-hot is written from the result.
+ *
+ * Why: a lane's loop over so few lanes does not vectorise (cpu_hardmax_tiny.c takes 16 lanes or
+ * more), and the winners' way (cpu_hardmax.c) writes 8-byte indices and reads them back for a
+ * one-hot of a few bytes a lane: float16 [B, 2..5, 2..7] ran at 0.13-0.38 of the read + write
+ * limit. Here every vector does the same loads and compares, whatever the lanes, and no position
+ * of the slice waits for another's result. Keys (keys.h) are integers, so the caller's MXCSR plays
+ * no part; Hardmax takes the first maximum. */
+#include "cpu_hardmax_near.h"
+
+#include "cpu_kernels.h"
+#include "keys.h"
+
+#include <string.h>
+
+#define NEAR_N_MAX 8
+#define NEAR_INNER_MAX 15
+#define NEAR_VECTOR 32                               /* bytes a vector: AVX2 */
+#define NEAR_BYTES 8192                              /* keys of a group of slices, kept in L1 */
+#define NEAR_PAD ((NEAR_N_MAX - 1) * NEAR_INNER_MAX) /* keys a compare reads past a group */
+
+#define NEAR_SFX f16
+#define NEAR_T uint16_t
+#define NEAR_ST int16_t
+#define NEAR_KEY clmax_key_f16
+#define NEAR_ONE 0x3C00u
+#include "cpu_hardmax_near.inc"
+
+#define NEAR_SFX bf16
+#define NEAR_T uint16_t
+#define NEAR_ST int16_t
+#define NEAR_KEY clmax_key_bf16
+#define NEAR_ONE 0x3F80u
+#include "cpu_hardmax_near.inc"
+
+#define NEAR_SFX f32
+#define NEAR_T uint32_t
+#define NEAR_ST int32_t
+#define NEAR_KEY clmax_key_f32
+#define NEAR_ONE 0x3F800000u
+#include "cpu_hardmax_near.inc"
+
+#define NEAR_SFX f64
+#define NEAR_T uint64_t
+#define NEAR_ST int64_t
+#define NEAR_KEY clmax_key_f64
+#define NEAR_ONE 0x3FF0000000000000ull
+#include "cpu_hardmax_near.inc"
+
+int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
+{
+    int floating = p->type == CLMAX_TYPE_FLOAT16 || p->type == CLMAX_TYPE_BFLOAT16 ||
+                   p->type == CLMAX_TYPE_FLOAT32 || p->type == CLMAX_TYPE_FLOAT64;
+    if (!floating || p->n < 2 || p->n > NEAR_N_MAX || p->inner < 2 || p->inner > NEAR_INNER_MAX)
+        return 0;
+    /* Each row compares 2 (n - 1) vectors: four- and eight-byte slices of 8 rows of 2 to 4 lanes
+     * ran faster through the winners (float32 [B, 8, 2..4]: 0.66-0.68 so, 0.57-0.62 here). */
+    return p->esize < 4 || p->n < 7 || p->inner >= 5;
+}
+
+void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y)
+{
+    switch (p->type) {
+    case CLMAX_TYPE_FLOAT16:
+        near_f16(p, rows, x, y);
+        break;
+    case CLMAX_TYPE_BFLOAT16:
+        near_bf16(p, rows, x, y);
+        break;
+    case CLMAX_TYPE_FLOAT32:
+        near_f32(p, rows, x, y);
+        break;
+    default:
+        near_f64(p, rows, x, y);
+        break;
+    }
+}

@@ -1,0 +1,17 @@
+/* Hardmax of float slices of a few rows and a few lanes by neighbour compares, in one pass
+ * (cpu_hardmax_near.c). */
+#ifndef CLMAX_CPU_HARDMAX_NEAR_H
+#define CLMAX_CPU_HARDMAX_NEAR_H
+
+#include "problem.h"
+
+#include <stdint.h>
+
+/* Whether this code takes p (a Hardmax problem): a float type, n 2 to 8, inner 2 to 15 (for
+ * four- and eight-byte types with 7 or 8 rows, 5 to 15). */
+int clmax_cpu_hardmax_near_fits(const clmax_problem *p);
+
+/* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread. */
+void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y);
+
+#endif
