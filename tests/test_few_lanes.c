@@ -13,11 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SLICES 40
 static const int64_t inners[] = {2, 3, 5, 7, 12};
-static const int64_t lengths[] = {131, 1029, 1000};
+/* 2 to 12: whole slices by their first row's vectors (cpu_near.c) where their lanes fill enough
+ * of a vector, else dealt or packed. */
+static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 12};
 
-/* The planted position of lane-slice number c (of SLICES * inner). */
+/* The planted position of lane-slice number c (of slices * inner). */
 static uint64_t position(uint64_t c, uint64_t n, test_rng *rng)
 {
     if (c < 64) return c % n;
@@ -36,15 +37,17 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
         if (test_small() && ni > 0) break;
         for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++) {
             const uint64_t n = (uint64_t)lengths[ni], inner = (uint64_t)inners[ii];
-            int64_t dims[3] = {SLICES, (int64_t)n, (int64_t)inner};
+            /* short axes: slices enough for several of the kernels' groups */
+            const uint64_t slices = n < 100 ? 3000 / (n * inner) + 40 : 40;
+            int64_t dims[3] = {(int64_t)slices, (int64_t)n, (int64_t)inner};
             clmax_tensor_desc d = test_desc(type, 3, dims);
-            const uint64_t count = SLICES * n * inner;
+            const uint64_t count = slices * n * inner;
             void *x = test_malloc(count * esize);
             char what[96];
             for (int tie = 0; tie < 2; tie++) {
                 for (uint64_t e = 0; e < count; e++)
                     elem_set(type, x, e, value_below_one(type, &rng));
-                for (uint64_t c = 0; c < SLICES * inner; c++) {
+                for (uint64_t c = 0; c < slices * inner; c++) {
                     const uint64_t s = c / inner, l = c % inner, p = position(c, n, &rng);
                     elem_set(type, x, (s * n + p) * inner + l, value_top(type, &rng));
                     if (tie && p + 1 < n) {

@@ -48,6 +48,11 @@
  * (float16 [B, 80, 16] 0.44-0.53 in the lanes code, 0.22-0.23 in 5 rows; [B, 300, 16] the same
  * in 18 rows). */
 #define FEW_LINE 64
+/* The most work per lane (near_fits) for the first row's vectors: one- to four-byte types, and
+ * eight-byte ones, whose other slices' code was slower. */
+#define NEAR_WASTE 24
+#define NEAR_WASTE8 48
+#define NEAR_LANE_BYTES 6 /* and the fewest bytes of lanes a slice */
 #ifndef FEW_BYTES
 #define FEW_BYTES(esize, n) ((esize) == 8 && (n) >= 256 ? 64u : 32u)
 #endif
@@ -116,6 +121,7 @@ typedef struct job {
     int64_t *idx;
     type_fns fn;
     int deal;         /* whole slices run dealt into rows (cpu_deal.c) */
+    int near;         /* whole slices run by their first row's vectors (cpu_near.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
     int stream;       /* winners streamed out (clmax_cpu_put) */
     int row_mode;     /* how float rows are read (CLMAX_BLOCK_*, cpu_block.h) */
@@ -156,6 +162,21 @@ static int packed_fits(const clmax_problem *p, int wide)
     const uint64_t rows = 32 / p->inner;
     if ((p->n + rows - 1) / rows < PACK_STEPS(p->esize, p->inner)) return 0;
     return p->esize >= 2 || p->inner >= 8 || p->n <= PACK_N8;
+}
+
+/* Slices for the first row's vectors (cpu_near.c): each row of a slice costs nv vectors of VW
+ * lanes for its `inner`, so the waste w = nv * VW / inner times the rows n is the work per lane.
+ * One round each, in turns with the dealt and packed slices (128 MiB): w * n up to 21 ran x1.4-3.3
+ * (float16 [B, 2, 4], [B, 4, 3], [B, 2..8, 16], float32 [B, 2, 4], [B, 4, 7], [B, 2..8, 16]),
+ * 27-36 x0.8-2.2, past 43 slower but for float64 (float16 [B, 32, 7] x0.78; float64 [B, 32, 3]
+ * x1.25); lanes of 4 bytes or less were slower (uint8 [B, 2, 4] x0.56, [B, 4, 3] x0.89): their
+ * 8-byte winners cost more than their keys. */
+static int near_fits(const clmax_problem *p)
+{
+    const uint64_t vw = NEAR_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw;
+    if (p->inner < 2 || p->inner > 2 * vw || p->n * p->inner * p->esize > NEAR_KEYS) return 0;
+    if (p->esize == 8) return p->n * nv * vw <= NEAR_WASTE8 * p->inner;
+    return p->inner * p->esize >= NEAR_LANE_BYTES && p->n * nv * vw <= NEAR_WASTE * p->inner;
 }
 
 int clmax_cpu_few_lanes(const clmax_problem *p)
@@ -225,8 +246,10 @@ static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, int packed)
         const uint64_t c1 = o1 - c0 < group ? o1 : c0 + group;
         int64_t *out = jb->stream ? buf : jb->idx + c0 * p->inner;
         const char *x = jb->x + c0 * sl * p->esize;
-        if (packed)
+        if (packed == 1)
             jb->packed(x, c1 - c0, p->n, p->inner, p->last, out, (p->outer - c0) * sl);
+        else if (packed == 2)
+            jb->fn.near(x, c1 - c0, p->n, p->inner, p->last, out);
         else
             jb->fn.slices(x, c1 - c0, p->n, p->inner, p->last, out);
         if (jb->stream) clmax_cpu_put(jb->idx + c0 * p->inner, buf, (c1 - c0) * p->inner, 1);
@@ -270,6 +293,10 @@ static void run_unit(job *jb, uint64_t u, int t)
         } else if (done < o1 - o0)
             jb->fn.short_rows(xs + done * p->n * p->esize, o1 - o0 - done, p->n, p->last,
                               jb->idx + o0 + done);
+        return;
+    }
+    if (jb->near && jb->nseg == 1) {
+        whole_slices(jb, o0, o1, 2);
         return;
     }
     if (jb->packed != NULL && jb->nseg == 1) {
@@ -348,6 +375,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
+    jb.near = near_fits(p);
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
 
     int threads = max_threads > MAX_THREADS ? MAX_THREADS : max_threads;
