@@ -48,11 +48,11 @@
  * (float16 [B, 80, 16] 0.44-0.53 in the lanes code, 0.22-0.23 in 5 rows; [B, 300, 16] the same
  * in 18 rows). */
 #define FEW_LINE 64
-/* The most work per lane (near_fits) for the first row's vectors: one- to four-byte types, and
- * eight-byte ones, whose other slices' code was slower. */
+/* The first row's vectors (near_fits): at most NEAR_N rows of at most NEAR_INNER lanes, and with
+ * 3 or 4 lanes at most NEAR_WASTE / w rows. */
+#define NEAR_N 16
+#define NEAR_INNER 16
 #define NEAR_WASTE 24
-#define NEAR_WASTE8 48
-#define NEAR_LANE_BYTES 6 /* and the fewest bytes of lanes a slice */
 #ifndef FEW_BYTES
 #define FEW_BYTES(esize, n) ((esize) == 8 && (n) >= 256 ? 64u : 32u)
 #endif
@@ -165,18 +165,23 @@ static int packed_fits(const clmax_problem *p, int wide)
 }
 
 /* Slices for the first row's vectors (cpu_near.c): each row of a slice costs nv vectors of VW
- * lanes for its `inner`, so the waste w = nv * VW / inner times the rows n is the work per lane.
- * One round each, in turns with the dealt and packed slices (128 MiB): w * n up to 21 ran x1.4-3.3
- * (float16 [B, 2, 4], [B, 4, 3], [B, 2..8, 16], float32 [B, 2, 4], [B, 4, 7], [B, 2..8, 16]),
- * 27-36 x0.8-2.2, past 43 slower but for float64 (float16 [B, 32, 7] x0.78; float64 [B, 32, 3]
- * x1.25); lanes of 4 bytes or less were slower (uint8 [B, 2, 4] x0.56, [B, 4, 3] x0.89): their
- * 8-byte winners cost more than their keys. */
+ * lanes for its `inner`, a waste w = nv * VW / inner, against the dealt, packed or one-byte
+ * slices' code. Measured with each forced, in turns, 3 rounds (128 MiB, n 2-32, inner 2-16):
+ * near won with 5 to 16 lanes on axes up to 16 (float16 [B, 2..8, 8..12] 0.05-0.08 -> 0.47-1.14,
+ * [B, 4..16, 5..7] 0.27-0.38 -> 0.43-0.82; float32 [B, 8, 3..16] 0.16-0.46 -> 0.61-1.29), with 3
+ * and 4 lanes on axes up to about 24 / w, never with 2; four-byte slices of 12 lanes or more
+ * only up to 8 rows, two-byte ones of 16 up to 12 (Hardmax through their winners lost past
+ * that); float64 with 4 lanes up to 12 rows, 5 to 8 lanes up to 4. */
 static int near_fits(const clmax_problem *p)
 {
-    const uint64_t vw = NEAR_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw;
-    if (p->inner < 2 || p->inner > 2 * vw || p->n * p->inner * p->esize > NEAR_KEYS) return 0;
-    if (p->esize == 8) return p->n * nv * vw <= NEAR_WASTE8 * p->inner;
-    return p->inner * p->esize >= NEAR_LANE_BYTES && p->n * nv * vw <= NEAR_WASTE * p->inner;
+    const uint64_t vw = NEAR_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
+    const uint64_t in = p->inner;
+    if (in < 3 || in > NEAR_INNER || n * in * p->esize > NEAR_KEYS) return 0;
+    if (p->esize == 8) return in == 4 ? n <= 12 : in >= 5 && in <= 8 && n <= 4;
+    if (in <= 4) return n * nv * vw <= NEAR_WASTE * in;
+    if (p->esize == 4 && in >= 12) return n <= 8;
+    if (p->esize == 2 && in >= 16) return n <= 12;
+    return n <= NEAR_N;
 }
 
 int clmax_cpu_few_lanes(const clmax_problem *p)
