@@ -1,8 +1,9 @@
-/* Strided axes with few lanes ([S, n, inner], inner 2 to 12), which the CPU path reads as rows of
+/* Strided axes with few lanes ([S, n, inner], inner 2 to 24), which the CPU path reads as rows of
  * several axis positions of every lane (host/cpu/cpu_backend.c, few_lanes) and whose winners it
  * combines by key and position, with the positions left over run by the lanes code; or, for one-
  * and two-byte types (four-byte ones where the lanes run 512-bit vectors), as one stream of
- * packed (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy. A
+ * packed (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy; on
+ * axes of 2 to 12, also whole slices by their first row's vectors (cpu_near.c) or dealt. A
  * winner (floats: a NaN of either sign; integers: the maximum) is planted for each lane of each
  * slice at every one of the first 64 positions in turn (every place in a row of positions), at the
  * last positions (the leftovers) and at random ones, alone or tied further on; then tensors full of
@@ -13,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const int64_t inners[] = {2, 3, 5, 7, 12};
+static const int64_t inners[] = {2, 3, 5, 7, 12, 24};
 /* 2 to 12: whole slices by their first row's vectors (cpu_near.c) where their lanes fill enough
  * of a vector, else dealt or packed. */
 static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 12};

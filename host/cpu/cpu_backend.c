@@ -48,11 +48,12 @@
  * (float16 [B, 80, 16] 0.44-0.53 in the lanes code, 0.22-0.23 in 5 rows; [B, 300, 16] the same
  * in 18 rows). */
 #define FEW_LINE 64
-/* The first row's vectors (near_fits): at most NEAR_N rows of at most NEAR_INNER lanes, and with
- * 3 or 4 lanes at most NEAR_WASTE / w rows. */
+/* The first row's vectors (near_fits): at most NEAR_N rows of 5 lanes or more, NEAR_WASTE / w
+ * rows of 3 or 4; one-byte slices of 8 to 16 lanes under NEAR_PACKED8 elements (the packed words
+ * take the larger ones). */
 #define NEAR_N 16
-#define NEAR_INNER 16
 #define NEAR_WASTE 24
+#define NEAR_PACKED8 256
 #ifndef FEW_BYTES
 #define FEW_BYTES(esize, n) ((esize) == 8 && (n) >= 256 ? 64u : 32u)
 #endif
@@ -171,17 +172,25 @@ static int packed_fits(const clmax_problem *p, int wide)
  * [B, 4..16, 5..7] 0.27-0.38 -> 0.43-0.82; float32 [B, 8, 3..16] 0.16-0.46 -> 0.61-1.29), with 3
  * and 4 lanes on axes up to about 24 / w, never with 2; four-byte slices of 12 lanes or more
  * only up to 8 rows, two-byte ones of 16 up to 12 (Hardmax through their winners lost past
- * that); float64 with 4 lanes up to 12 rows, 5 to 8 lanes up to 4. */
+ * that); float64 with 4 lanes up to 12 rows, 5 to 8 lanes up to 4. One-byte slices of 24 to 48
+ * lanes and two-byte ones of 24 ran 0.13-0.31 of the limit before, 0.55-1.27 here on axes up to
+ * 32; one-byte ones of 8 to 16 lanes at 0.03-0.13 up to the packed words' axes. */
 static int near_fits(const clmax_problem *p)
 {
     const uint64_t vw = NEAR_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
     const uint64_t in = p->inner;
-    if (in < 3 || in > NEAR_INNER || n * in * p->esize > NEAR_KEYS) return 0;
-    if (p->esize == 8) return in == 4 ? n <= 12 : in >= 5 && in <= 8 && n <= 4;
-    if (in <= 4) return n * nv * vw <= NEAR_WASTE * in;
-    if (p->esize == 4 && in >= 12) return n <= 8;
-    if (p->esize == 2 && in >= 16) return n <= 12;
-    return n <= NEAR_N;
+    if (in < 3 || in > 2 * vw || n * in * p->esize > NEAR_KEYS) return 0;
+    if (in <= 4) return p->esize == 8 ? in == 4 && n <= 12 : n * nv * vw <= NEAR_WASTE * in;
+    switch (p->esize) {
+    case 1:
+        return in < 8 ? n <= NEAR_N : in <= 16 ? n * in < NEAR_PACKED8 : n <= 32;
+    case 2:
+        return in < 16 ? n <= NEAR_N : in == 16 ? n <= 12 : n <= 32;
+    case 4:
+        return n <= (in < 12 ? NEAR_N : 8);
+    default:
+        return n <= 4;
+    }
 }
 
 int clmax_cpu_few_lanes(const clmax_problem *p)
