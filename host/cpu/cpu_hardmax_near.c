@@ -5,11 +5,11 @@
  * the slice, and the one-hot is written from the result.
  *
  * Why: a lane's loop over so few lanes does not vectorise (cpu_hardmax_tiny.c takes 16 lanes or
- * more), and the winners' way (cpu_hardmax.c) writes 8-byte indices and reads them back for a
- * one-hot of a few bytes a lane: float16 [B, 2..5, 2..7] ran at 0.13-0.38 of the read + write
- * limit. Here every vector does the same loads and compares, whatever the lanes, and no position
- * of the slice waits for another's result. Keys (keys.h) are integers, so the caller's MXCSR plays
- * no part; Hardmax takes the first maximum. */
+ * more of 2 to 4 rows), and the winners' way (cpu_hardmax.c) writes 8-byte indices and reads them
+ * back for a one-hot of a few bytes a lane: float16 [B, 2..5, 2..7] ran at 0.13-0.38 of the read +
+ * write limit. Here every vector does the same loads and compares, whatever the lanes, and no
+ * position of the slice waits for another's result. Keys (keys.h) are integers, so the caller's
+ * MXCSR plays no part; Hardmax takes the first maximum. */
 #include "cpu_hardmax_near.h"
 
 #include "cpu_kernels.h"
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #define NEAR_N_MAX 8
-#define NEAR_INNER_MAX 15
-#define NEAR_VECTOR 32                               /* bytes a vector: AVX2 */
-#define NEAR_BYTES 8192                              /* keys of a group of slices, kept in L1 */
+#define NEAR_INNER_MAX 64 /* lanes: the compares' reach past a group grows with them */
+#define NEAR_VECTOR 32    /* bytes a vector: AVX2 */
+#define NEAR_BYTES 8192   /* keys of a group of slices, kept in L1 */
 #define NEAR_PAD ((NEAR_N_MAX - 1) * NEAR_INNER_MAX) /* keys a compare reads past a group */
 
 #define NEAR_SFX f16
@@ -57,9 +57,11 @@ int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
                    p->type == CLMAX_TYPE_FLOAT32 || p->type == CLMAX_TYPE_FLOAT64;
     if (!floating || p->n < 2 || p->n > NEAR_N_MAX || p->inner < 2 || p->inner > NEAR_INNER_MAX)
         return 0;
-    /* Each row compares 2 (n - 1) vectors: four- and eight-byte slices of 8 rows of 2 to 4 lanes
-     * ran faster through the winners (float32 [B, 8, 2..4]: 0.66-0.68 so, 0.57-0.62 here). */
-    return p->esize < 4 || p->n < 7 || p->inner >= 5;
+    if (p->n <= 4 && p->inner >= 16) return 0; /* cpu_hardmax_tiny.c */
+    /* Each row compares 2 (n - 1) vectors: four- and eight-byte slices of 7 and 8 rows of 2 to 4
+     * or 16 and more lanes ran as fast or faster through the winners (float32 [B, 8, 2..4]:
+     * 0.66-0.68 so, 0.57-0.62 here; [B, 7..8, 16..24] x0.79-1.08). */
+    return p->esize < 4 || p->n < 7 || (p->inner >= 5 && p->inner < 16);
 }
 
 void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y)
