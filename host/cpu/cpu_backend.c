@@ -48,12 +48,12 @@
  * (float16 [B, 80, 16] 0.44-0.53 in the lanes code, 0.22-0.23 in 5 rows; [B, 300, 16] the same
  * in 18 rows). */
 #define FEW_LINE 64
-/* The first row's vectors (near_fits): at most NEAR_N rows of 5 lanes or more, NEAR_WASTE / w
- * rows of 3 or 4; one-byte slices of 8 to 16 lanes under NEAR_PACKED8 elements (the packed words
+/* The stacked rows (stacked_fits): at most STACK_N rows of 5 lanes or more, STACK_WASTE / w
+ * rows of 3 or 4; one-byte slices of 8 to 16 lanes under STACK_PACKED8 elements (the packed words
  * take the larger ones). */
-#define NEAR_N 16
-#define NEAR_WASTE 24
-#define NEAR_PACKED8 256
+#define STACK_N 16
+#define STACK_WASTE 24
+#define STACK_PACKED8 256
 #ifndef FEW_BYTES
 #define FEW_BYTES(esize, n) ((esize) == 8 && (n) >= 256 ? 64u : 32u)
 #endif
@@ -121,8 +121,8 @@ typedef struct job {
     const char *x;
     int64_t *idx;
     type_fns fn;
-    int deal;         /* whole slices run dealt into rows (cpu_deal.c) */
-    int near;         /* whole slices run by their first row's vectors (cpu_near.c) */
+    int deal;    /* whole slices run dealt into rows (cpu_deal.c) */
+    int stacked; /* whole slices run by their rows stacked from the first lane (cpu_stacked.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
     int stream;       /* winners streamed out (clmax_cpu_put) */
     int row_mode;     /* how float rows are read (CLMAX_BLOCK_*, cpu_block.h) */
@@ -165,29 +165,29 @@ static int packed_fits(const clmax_problem *p, int wide)
     return p->esize >= 2 || p->inner >= 8 || p->n <= PACK_N8;
 }
 
-/* Slices for the first row's vectors (cpu_near.c): each row of a slice costs nv vectors of VW
+/* Slices for the stacked rows (cpu_stacked.c): each row of a slice costs nv vectors of VW
  * lanes for its `inner`, a waste w = nv * VW / inner, against the dealt, packed or one-byte
  * slices' code. Measured with each forced, in turns, 3 rounds (128 MiB, n 2-32, inner 2-16):
- * near won with 5 to 16 lanes on axes up to 16 (float16 [B, 2..8, 8..12] 0.05-0.08 -> 0.47-1.14,
+ * stacked won with 5 to 16 lanes on axes up to 16 (float16 [B, 2..8, 8..12] 0.05-0.08 -> 0.47-1.14,
  * [B, 4..16, 5..7] 0.27-0.38 -> 0.43-0.82; float32 [B, 8, 3..16] 0.16-0.46 -> 0.61-1.29), with 3
  * and 4 lanes on axes up to about 24 / w, never with 2; four-byte slices of 12 lanes or more
  * only up to 8 rows, two-byte ones of 16 up to 12 (Hardmax through their winners lost past
  * that); float64 with 4 lanes up to 12 rows, 5 to 8 lanes up to 4. One-byte slices of 24 to 48
  * lanes and two-byte ones of 24 ran 0.13-0.31 of the limit before, 0.55-1.27 here on axes up to
  * 32; one-byte ones of 8 to 16 lanes at 0.03-0.13 up to the packed words' axes. */
-static int near_fits(const clmax_problem *p)
+static int stacked_fits(const clmax_problem *p)
 {
-    const uint64_t vw = NEAR_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
+    const uint64_t vw = STACK_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
     const uint64_t in = p->inner;
-    if (in < 3 || in > 2 * vw || n * in * p->esize > NEAR_KEYS) return 0;
-    if (in <= 4) return p->esize == 8 ? in == 4 && n <= 12 : n * nv * vw <= NEAR_WASTE * in;
+    if (in < 3 || in > 2 * vw || n * in * p->esize > STACK_KEYS) return 0;
+    if (in <= 4) return p->esize == 8 ? in == 4 && n <= 12 : n * nv * vw <= STACK_WASTE * in;
     switch (p->esize) {
     case 1:
-        return in < 8 ? n <= NEAR_N : in <= 16 ? n * in < NEAR_PACKED8 : n <= 32;
+        return in < 8 ? n <= STACK_N : in <= 16 ? n * in < STACK_PACKED8 : n <= 32;
     case 2:
-        return in < 16 ? n <= NEAR_N : in == 16 ? n <= 12 : n <= 32;
+        return in < 16 ? n <= STACK_N : in == 16 ? n <= 12 : n <= 32;
     case 4:
-        return n <= (in < 12 ? NEAR_N : 8);
+        return n <= (in < 12 ? STACK_N : 8);
     default:
         return n <= 4;
     }
@@ -263,7 +263,7 @@ static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, int packed)
         if (packed == 1)
             jb->packed(x, c1 - c0, p->n, p->inner, p->last, out, (p->outer - c0) * sl);
         else if (packed == 2)
-            jb->fn.near(x, c1 - c0, p->n, p->inner, p->last, out);
+            jb->fn.stacked(x, c1 - c0, p->n, p->inner, p->last, out);
         else
             jb->fn.slices(x, c1 - c0, p->n, p->inner, p->last, out);
         if (jb->stream) clmax_cpu_put(jb->idx + c0 * p->inner, buf, (c1 - c0) * p->inner, 1);
@@ -309,7 +309,7 @@ static void run_unit(job *jb, uint64_t u, int t)
                               jb->idx + o0 + done);
         return;
     }
-    if (jb->near && jb->nseg == 1) {
+    if (jb->stacked && jb->nseg == 1) {
         whole_slices(jb, o0, o1, 2);
         return;
     }
@@ -389,7 +389,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
-    jb.near = near_fits(p);
+    jb.stacked = stacked_fits(p);
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
 
     int threads = max_threads > MAX_THREADS ? MAX_THREADS : max_threads;

@@ -22,11 +22,11 @@ type_fns clmax_cpu_kernels(clmax_type t, int min, int wide)
 #define FNS_OF(name, LANES)                                                                        \
     return min ? (type_fns){clmax_cpu_row_##name##_min,        LANES(name##_min),                  \
                             clmax_cpu_short_rows_##name##_min, clmax_cpu_slices_##name##_min,      \
-                            clmax_cpu_near_##name##_min,       NULL}                               \
+                            clmax_cpu_stacked_##name##_min,    NULL}                               \
                : (type_fns)                                                                        \
     {                                                                                              \
         clmax_cpu_row_##name, LANES(name), clmax_cpu_short_rows_##name, clmax_cpu_slices_##name,   \
-            clmax_cpu_near_##name, NULL                                                            \
+            clmax_cpu_stacked_##name, NULL                                                         \
     }
 #define FNS(name) FNS_OF(name, LANES_FN)
     switch (t) {

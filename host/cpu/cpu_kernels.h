@@ -126,18 +126,18 @@ typedef void (*packed_fn)(const void *x, uint64_t slices, uint64_t n, uint64_t i
  * are wider. */
 packed_fn clmax_cpu_packed(clmax_type t, int min, int wide);
 
-/* Whole slices by their first row's vectors (cpu_near.c): at most NEAR_N rows of 2 to NEAR_INNER
- * lanes. */
-#define NEAR_VECTOR 32     /* bytes a vector: AVX2 */
-#define NEAR_KEYS 8192     /* bytes of keys of a group of slices, kept in L1 */
-#define NEAR_PAD_VECTORS 1 /* the last slice's last vector reads under one past */
+/* Whole slices read as each row's vectors from its first lane, stacked (cpu_stacked.c): slices of
+ * 3 lanes to two vectors of them on short axes, which ones stacked_fits (cpu_backend.c) says. */
+#define STACK_VECTOR 32     /* bytes a vector: AVX2 */
+#define STACK_KEYS 8192     /* bytes of keys of a group of slices, kept in L1 */
+#define STACK_PAD_VECTORS 1 /* the last slice's last vector reads under one past */
 
 typedef struct type_fns {
     row_fn row;
     lanes_fn lanes;
     clmax_short_rows_fn short_rows;
     slices_fn slices;
-    slices_fn near;
+    slices_fn stacked;
     clmax_short_simd_fn short_simd; /* rows of n <= CLMAX_SHORT_MAX with AVX2, or NULL */
 } type_fns;
 
