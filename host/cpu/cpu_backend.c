@@ -249,9 +249,16 @@ static void few_lanes(const job *jb, const char *x, uint64_t j0, uint64_t j1, ui
         if (ck[q] > bk[q] || (p->last && ck[q] == bk[q])) bk[q] = ck[q], bi[q] = ci[q];
 }
 
-/* Slices [o0, o1) whole, by the packed words (packed 1) or the one-byte slices code, a group
- * of OUT_CHUNK winners at a time (through a buffer when the winners are streamed out). */
-static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, int packed)
+/* The codes that take whole slices, a group at a time (whole_slices). */
+typedef enum whole_code {
+    WHOLE_SLICES,  /* the one-byte and smallest eight-byte slices (cpu_slices.c) */
+    WHOLE_PACKED,  /* the packed words (cpu_packed.c) */
+    WHOLE_STACKED, /* the stacked rows (cpu_stacked.c) */
+} whole_code;
+
+/* Slices [o0, o1) whole, by `code`, a group of OUT_CHUNK winners at a time (through a buffer
+ * when the winners are streamed out). */
+static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, whole_code code)
 {
     const clmax_problem *p = jb->p;
     int64_t buf[OUT_CHUNK];
@@ -260,9 +267,9 @@ static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, int packed)
         const uint64_t c1 = o1 - c0 < group ? o1 : c0 + group;
         int64_t *out = jb->stream ? buf : jb->idx + c0 * p->inner;
         const char *x = jb->x + c0 * sl * p->esize;
-        if (packed == 1)
+        if (code == WHOLE_PACKED)
             jb->packed(x, c1 - c0, p->n, p->inner, p->last, out, (p->outer - c0) * sl);
-        else if (packed == 2)
+        else if (code == WHOLE_STACKED)
             jb->fn.stacked(x, c1 - c0, p->n, p->inner, p->last, out);
         else
             jb->fn.slices(x, c1 - c0, p->n, p->inner, p->last, out);
@@ -310,17 +317,17 @@ static void run_unit(job *jb, uint64_t u, int t)
         return;
     }
     if (jb->stacked && jb->nseg == 1) {
-        whole_slices(jb, o0, o1, 2);
+        whole_slices(jb, o0, o1, WHOLE_STACKED);
         return;
     }
     if (jb->packed != NULL && jb->nseg == 1) {
-        whole_slices(jb, o0, o1, 1);
+        whole_slices(jb, o0, o1, WHOLE_PACKED);
         return;
     }
     if (((p->esize == 1 && p->inner >= 8 && p->inner < SLICE_INNER) ||
          (p->esize == 8 && p->inner >= 4 && p->n * p->inner <= SLICE8_ELEMS)) &&
         jb->nseg == 1 && p->n * p->inner <= SLICE_ELEMS) {
-        whole_slices(jb, o0, o1, 0);
+        whole_slices(jb, o0, o1, WHOLE_SLICES);
         return;
     }
     if (jb->nseg == 1 && jb->deal) {
