@@ -125,7 +125,8 @@ KEYV VMINK(KEYV k)
  * they read themselves (the host then enqueues no fill), so the output is written in the same pass
  * as the input is read, like the read + write that is its limit, instead of in a pass of its own.
  * The one of a winner is written after the zeros: by the same work-item, after NT_FENCE, or by
- * combine, a later command. Host side: clmax_cl_fused_zeros, which must agree. */
+ * combine, a later command; or with them, in a whole slice's one pass (WHOLE in strided.cl).
+ * Host side: clmax_cl_fused_zeros, which must agree. */
 #if OUT_MODE == 2 && NT
 #define FUSED_ZERO 1
 /* The zeros go out in the reading loops, a few 16-byte words a step: zeroing each 2 KiB run, or
