@@ -29,7 +29,10 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
     ulong bi = 0;
     uint j = 1;
 #if FUSED_ZERO
-    zrun z = zero_edges(out, out_off + q * n + b, len);
+    /* A whole row of at most WHOLE_ROW_BYTES is written after it is read, the one in its word
+     * (write_onehot): the zeros' non-temporal stores, then the one, read the one's line back. */
+    const int whole = nseg == 1 && flags == FINAL && j0 == 0 && (ulong)len * ES <= WHOLE_ROW_BYTES;
+    zrun z = zero_edges(out, out_off + q * n + b, whole ? 0 : len);
     uint zd = 0; /* words written */
 #endif
     if (len >= 2 * VW) {
@@ -56,6 +59,10 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
         }
     }
 #if FUSED_ZERO
+    if (whole) {
+        write_onehot(out, out_off + q * n, len, bi);
+        return;
+    }
     ZERO_WORDS(z, zd, z.words - min(zd, z.words));
     NT_FENCE(); /* the zeros before the one */
 #endif

@@ -159,6 +159,38 @@ void zero_out(__global OUT_T *out, ulong a, ulong len)
     zrun z = zero_edges(out, a, len);
     ZERO_WORDS(z, 0, z.words);
 }
+/* Hardmax outputs of at most WHOLE_BYTES held by one work-item are written after they are read,
+ * zeros and ones together (WHOLE in strided.cl; rows: write_onehot, up to WHOLE_ROW_BYTES).
+ * Larger slices measured no different (up to 16 MiB) and rows of 2 to 4 KiB slower (float32
+ * [B, 1000] 0.94 -> 0.67 of the limit on PoCL), so they keep the zeros written while reading. */
+#define WHOLE_BYTES 65536u
+#define WHOLE_ROW_BYTES 1024u
+/* Elements [a, a + len) of out, the one at a + i and zeros elsewhere: Hardmax of a whole row in
+ * one pass, the words between the edges in non-temporal stores, the one's word among them. */
+void write_onehot(__global OUT_T *out, ulong a, ulong len, ulong i)
+{
+    __global OUT_T *h = out + a, *t = h + len, *one = h + i;
+    for (; h < t && ((ulong)h & 15); h++)
+        *h = h == one ? (OUT_T)ONE_BITS : (OUT_T)0;
+    while (t > h && ((ulong)t & 15)) {
+        --t;
+        *t = t == one ? (OUT_T)ONE_BITS : (OUT_T)0;
+    }
+    union {
+        uint4 v;
+        OUT_T e[16 / ES];
+    } w;
+    w.v = (uint4)(0, 0, 0, 0);
+    ulong words = (ulong)(t - h) * ES / 16, at = words;
+    if (one >= h && one < t) {
+        at = (ulong)(one - h) / (16 / ES);
+        w.e[(one - h) % (16 / ES)] = (OUT_T)ONE_BITS;
+    }
+    __global uint4 *wp = (__global uint4 *)h;
+    for (ulong k = 0; k < words; k++)
+        NT_STORE(k == at ? w.v : (uint4)(0, 0, 0, 0), wp + k);
+    NT_FENCE();
+}
 /* Output words per vector of input (VW * sizeof(RAW_T) is 32 bytes for every Hardmax type). */
 #define ZSTEP (VW * (uint)sizeof(RAW_T) / 16)
 #else
