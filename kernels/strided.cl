@@ -130,8 +130,7 @@ __kernel void reduce_strided(REDUCE_ARGS)
  * each vector of a row is made from its lanes' winners, zeros and ones together, in two
  * non-temporal 16-byte stores. Ones stored after the zeros' non-temporal stores read each of their
  * lines back from memory: on PoCL float32 [B, 2, 16] ran at 0.04 of the limit so, 0.15 now; float16
- * [B, 2..32, 64..4096] 0.04-0.52 -> 0.16-0.92. Slices of up to 16 MiB measured the same as the
- * fused zeros, within this machine's noise, so they keep them. */
+ * [B, 2..32, 64..4096] 0.04-0.52 -> 0.16-0.92. */
 #if FUSED_ZERO
 #define WHOLE whole
 #define WHOLE_START()                                                                              \
