@@ -166,29 +166,26 @@ void zero_out(__global OUT_T *out, ulong a, ulong len)
 #define WHOLE_BYTES 65536u
 #define WHOLE_ROW_BYTES 1024u
 /* Elements [a, a + len) of out, the one at a + i and zeros elsewhere: Hardmax of a whole row in
- * one pass, the words between the edges in non-temporal stores, the one's word among them. */
+ * one pass, the words between the edges (zero_edges) in non-temporal stores, the one's word
+ * among them; a one on an edge goes over its zero, in the cache. */
 void write_onehot(__global OUT_T *out, ulong a, ulong len, ulong i)
 {
-    __global OUT_T *h = out + a, *t = h + len, *one = h + i;
-    for (; h < t && ((ulong)h & 15); h++)
-        *h = h == one ? (OUT_T)ONE_BITS : (OUT_T)0;
-    while (t > h && ((ulong)t & 15)) {
-        --t;
-        *t = t == one ? (OUT_T)ONE_BITS : (OUT_T)0;
-    }
+    zrun z = zero_edges(out, a, len);
+    __global OUT_T *one = out + a + i, *h = (__global OUT_T *)z.w;
     union {
         uint4 v;
         OUT_T e[16 / ES];
     } w;
     w.v = (uint4)(0, 0, 0, 0);
-    ulong words = (ulong)(t - h) * ES / 16, at = words;
-    if (one >= h && one < t) {
+    ulong at = z.words;
+    if (one >= h && one < h + z.words * (16 / ES)) {
         at = (ulong)(one - h) / (16 / ES);
         w.e[(one - h) % (16 / ES)] = (OUT_T)ONE_BITS;
+    } else {
+        *one = (OUT_T)ONE_BITS;
     }
-    __global uint4 *wp = (__global uint4 *)h;
-    for (ulong k = 0; k < words; k++)
-        NT_STORE(k == at ? w.v : (uint4)(0, 0, 0, 0), wp + k);
+    for (ulong k = 0; k < z.words; k++)
+        NT_STORE(k == at ? w.v : (uint4)(0, 0, 0, 0), z.w + k);
     NT_FENCE();
 }
 /* Output words per vector of input (VW * sizeof(RAW_T) is 32 bytes for every Hardmax type). */
