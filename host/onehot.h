@@ -15,7 +15,7 @@ void clmax_onehot_fill_here(const clmax_problem *p, const int64_t *idx, void *y,
                             uint64_t call_bytes);
 
 /* The one-hot of lanes [0, lanes) of a slice, on the calling thread: y is the slice's output at
- * the first of them, w their winners. call_bytes: as above. */
+ * the first of them, w their winners. call_bytes: as above. The axis: at most 256 positions. */
 void clmax_onehot_lane_block(const clmax_problem *p, const int64_t *w, uint64_t lanes, void *y,
                              uint64_t call_bytes);
 
