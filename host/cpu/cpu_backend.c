@@ -123,6 +123,7 @@ typedef struct job {
     type_fns fn;
     int deal;    /* whole slices run dealt into rows (cpu_deal.c) */
     int stacked; /* whole slices run by their rows stacked from the first lane (cpu_stacked.c) */
+    int tile;    /* whole slices run as a tile's columns (cpu_tile.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
     int stream;       /* winners streamed out (clmax_cpu_put) */
     int row_mode;     /* how float rows are read (CLMAX_BLOCK_*, cpu_block.h) */
@@ -191,6 +192,18 @@ static int stacked_fits(const clmax_problem *p)
     default:
         return n <= 4;
     }
+}
+
+/* Slices for the tile (cpu_tile.c), where the packed words do not take them: one-byte slices of
+ * 5 to 7 lanes, which the dealt rows copy padded and the stacked rows read a vector a row for. In
+ * turns with those (5 rounds, 128 MiB, ms): uint8 [B, 5..21, 5..7] x1.23-2.31, [B, 2, 5..6]
+ * x1.25-1.28, [B, 48, 5..6] x1.40-1.60. Two-byte and shorter one-byte rows ran slower so (float16
+ * [B, 32, 3] 9.5 -> 13.3 ms, uint8 [B, 32, 3..4] 9.7-10.5 -> 16.0-17.6): a word a row is too
+ * few bytes a copy there. */
+static int tile_fits(const clmax_problem *p)
+{
+    return p->esize == 1 && p->inner >= 5 && p->inner <= 7 &&
+           clmax_cpu_tile_holds(p->esize, p->n, p->inner);
 }
 
 int clmax_cpu_few_lanes(const clmax_problem *p)
@@ -316,6 +329,13 @@ static void run_unit(job *jb, uint64_t u, int t)
                               jb->idx + o0 + done);
         return;
     }
+    if (jb->tile && jb->nseg == 1) {
+        const uint64_t sl = p->n * p->inner * p->esize;
+        clmax_cpu_tile_slices(jb->x + o0 * sl, o1 - o0, p->n, p->inner, p->esize,
+                              (p->outer - o0) * sl, p->last, jb->fn.lanes, jb->stream,
+                              jb->idx + o0 * p->inner);
+        return;
+    }
     if (jb->stacked && jb->nseg == 1) {
         whole_slices(jb, o0, o1, WHOLE_STACKED);
         return;
@@ -398,6 +418,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
     jb.stacked = stacked_fits(p);
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
+    jb.tile = jb.packed == NULL && tile_fits(p);
 
     int threads = max_threads > MAX_THREADS ? MAX_THREADS : max_threads;
     uint64_t total = p->outer * p->n * p->inner;
