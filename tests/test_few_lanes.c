@@ -3,18 +3,19 @@
  * combines by key and position, with the positions left over run by the lanes code; or, for one-
  * and two-byte types (four-byte ones where the lanes run 512-bit vectors), as one stream of
  * packed (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy; on
- * axes of 2 to 12, also whole slices by their rows stacked (cpu_stacked.c) or dealt. A
- * winner (floats: a NaN of either sign; integers: the maximum) is planted for each lane of each
- * slice at every one of the first 64 positions in turn (every place in a row of positions), at the
- * last positions (the leftovers) and at random ones, alone or tied further on; then tensors full of
- * ties (small values, +-0) and of special values. Axis lengths with and without leftovers. ArgMax
- * and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: one length. */
+ * axes of 2 to 12, also whole slices by their rows stacked (cpu_stacked.c), dealt, or as a tile's
+ * columns (cpu_tile.c: one-byte slices of 5 to 8 lanes). A winner (floats: a NaN of either sign;
+ * integers: the maximum) is planted for each lane of each slice at every one of the first 64
+ * positions in turn (every place in a row of positions), at the last positions (the leftovers)
+ * and at random ones, alone or tied further on; then tensors full of ties (small values, +-0) and
+ * of special values. Axis lengths with and without leftovers. ArgMax and ArgMin, both tie rules,
+ * bit for bit against the reference. CLMAX_TEST_SMALL: one length. */
 #include "common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static const int64_t inners[] = {2, 3, 5, 7, 12, 24};
+static const int64_t inners[] = {2, 3, 5, 7, 8, 12, 24};
 /* 2 to 12: whole slices by their rows stacked (cpu_stacked.c) where their lanes fill enough
  * of a vector, else dealt or packed. */
 static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 12};

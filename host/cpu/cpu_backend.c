@@ -195,14 +195,17 @@ static int stacked_fits(const clmax_problem *p)
 }
 
 /* Slices for the tile (cpu_tile.c), where the packed words do not take them: one-byte slices of
- * 5 to 7 lanes, which the dealt rows copy padded and the stacked rows read a vector a row for. In
- * turns with those (5 rounds, 128 MiB, ms): uint8 [B, 5..21, 5..7] x1.23-2.31, [B, 2, 5..6]
- * x1.25-1.28, [B, 48, 5..6] x1.40-1.60. Two-byte and shorter one-byte rows ran slower so (float16
- * [B, 32, 3] 9.5 -> 13.3 ms, uint8 [B, 32, 3..4] 9.7-10.5 -> 16.0-17.6): a word a row is too
- * few bytes a copy there. */
+ * 5 to 7 lanes, which the dealt rows copy padded and the stacked rows read a vector a row for,
+ * and of 8 lanes on axes up to TILE_N8. In turns with those (5 rounds, 128 MiB, ms): uint8
+ * [B, 5..21, 5..7] x1.23-2.31, [B, 2, 5..6] x1.25-1.28, [B, 48, 5..6] x1.40-1.60, [B, 4..16, 8]
+ * x1.21-1.41, [B, 32, 8] x0.92. Two-byte and shorter one-byte rows ran slower so (float16
+ * [B, 32, 3] 9.5 -> 13.3 ms, uint8 [B, 32, 3..4] 9.7-10.5 -> 16.0-17.6), and so did two-byte rows
+ * of 6 and 7 lanes in 16-byte words (x0.69-0.92); 9 to 16 one-byte lanes and 5 two-byte ones
+ * gained x0.96-1.20 there, too little to take a wider word for. */
+#define TILE_N8 16
 static int tile_fits(const clmax_problem *p)
 {
-    return p->esize == 1 && p->inner >= 5 && p->inner <= 7 &&
+    return p->esize == 1 && p->inner >= 5 && (p->inner < 8 || (p->inner == 8 && p->n <= TILE_N8)) &&
            clmax_cpu_tile_holds(p->esize, p->n, p->inner);
 }
 
