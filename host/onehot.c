@@ -190,8 +190,8 @@ static void onehot_slices(void *arg, uint64_t begin, uint64_t end)
 /* Into buf, len elements of a one-hot row at axis position k: 1 where the lane's winner is k,
  * else 0. The first row reads the winners w as they are and narrows them to a byte into w8 (axes
  * of at most ONEHOT_DENSE_N); the other rows read w8 (w NULL): their compares then read half the
- * bytes a float16 row writes, not four times as many (Hardmax float16 [B, 8, 65536] 0.38 -> 0.47
- * of the limit, [B, 32, 4096] 0.48 -> 0.62). */
+ * bytes a float16 row writes, not four times as many (Hardmax float16 [B, 8, 65536] 0.37 -> 0.66
+ * of the limit, [B, 32, 4096] 0.46 -> 0.69). */
 ONEHOT_CLONES static void lane_run(const clmax_problem *p, const int64_t *w, uint8_t *w8, uint8_t k,
                                    uint64_t len, char *buf)
 {
@@ -217,7 +217,7 @@ static void lane_rows(const clmax_problem *p, const int64_t *w, uint64_t lanes, 
                       uint64_t k0, uint64_t k1, int stream)
 {
     _Alignas(64) char buf[ONEHOT_BUF];
-    _Alignas(64) uint8_t w8[ONEHOT_BUF / 2];
+    _Alignas(64) uint8_t w8[ONEHOT_BUF]; /* a run's winners: ONEHOT_BUF / esize of them */
     const uint64_t run = ONEHOT_BUF / p->esize;
     for (uint64_t i0 = 0; i0 < lanes; i0 += run) {
         const uint64_t len = lanes - i0 < run ? lanes - i0 : run;
