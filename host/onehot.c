@@ -146,7 +146,7 @@ static void stream_out(char *dst, const char *src, size_t bytes)
 #endif
 }
 
-static void stream_fence(void)
+void clmax_onehot_stream_fence(void)
 {
 #ifdef CLMAX_HAVE_STREAM
     _mm_sfence(); /* the streamed bytes visible to the thread that joins this one */
@@ -184,7 +184,7 @@ static void onehot_slices(void *arg, uint64_t begin, uint64_t end)
         ones_of_slices(p, f->idx, buf, o, o1);
         stream_out((char *)f->y + o * slice_bytes, buf, bytes);
     }
-    stream_fence();
+    clmax_onehot_stream_fence();
 }
 
 /* Into buf, len elements of a one-hot row at axis position k: 1 where the lane's winner is k,
@@ -244,7 +244,7 @@ static void onehot_lane_rows(void *arg, uint64_t begin, uint64_t end)
         lane_rows(p, f->idx + o * inner, inner, (char *)f->y + o * slice, k, k1, 1);
         r += k1 - k;
     }
-    stream_fence();
+    clmax_onehot_stream_fence();
 }
 
 /* Writes the one-hot rows [begin, end) of a block from their winning indices: each row's zeros,
@@ -261,8 +261,16 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 
 #define FILL_BYTES_PER_THREAD (1u << 20)
 #define STREAM_MIN_BYTES (8u << 20) /* one-hot blocks at least this large are streamed out */
-#define STREAM_MIN_ROW 1024u        /* ... when a one lands at most every this many bytes */
-#define ONES_PER_THREAD 4096u       /* ones written apart: fewer go to the calling thread alone */
+
+void clmax_onehot_put(void *dst, const void *src, size_t bytes, uint64_t call_bytes)
+{
+    if (call_bytes >= STREAM_MIN_BYTES)
+        stream_out(dst, src, bytes);
+    else
+        memcpy(dst, src, bytes);
+}
+#define STREAM_MIN_ROW 1024u  /* ... when a one lands at most every this many bytes */
+#define ONES_PER_THREAD 4096u /* ones written apart: fewer go to the calling thread alone */
 
 /* Zeroes units [begin, end) of FILL_BYTES_PER_THREAD bytes of a block (the last one shorter). */
 static void hardmax_zero_units(void *arg, uint64_t begin, uint64_t end)
@@ -345,5 +353,5 @@ void clmax_onehot_lane_block(const clmax_problem *p, const int64_t *w, uint64_t 
 {
     const int stream = call_bytes >= STREAM_MIN_BYTES;
     lane_rows(p, w, lanes, y, 0, p->n, stream);
-    if (stream) stream_fence();
+    if (stream) clmax_onehot_stream_fence();
 }

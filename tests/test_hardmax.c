@@ -462,6 +462,26 @@ BACKEND_TEST(hardmax, fused_blocks, .timeout = 600)
     clmax_context_destroy(ctx);
 }
 
+/* Values below one in x, slices [slices, n, inner], with a winner (a NaN of either sign, or 1.0
+ * above the rest) planted in every lane, at each row in turn across lanes and slices; with tie,
+ * the same value (or another winner) also at a later row. */
+static void plant_winners(clmax_type type, void *x, uint64_t slices, uint64_t n, uint64_t inner,
+                          int tie, test_rng *rng)
+{
+    for (uint64_t e = 0; e < slices * n * inner; e++)
+        elem_set(type, x, e, value_below_one(type, rng));
+    for (uint64_t c = 0; c < slices * inner; c++) {
+        const uint64_t s = c / inner, l = c % inner, p = (c + s) % n;
+        const uint64_t top = rng_below(rng, 2) ? value_top(type, rng) : value_one(type);
+        elem_set(type, x, (s * n + p) * inner + l, top);
+        if (tie && p + 1 < n) {
+            const uint64_t q = p + 1 + rng_below(rng, n - p - 1);
+            elem_set(type, x, (s * n + q) * inner + l,
+                     rng_below(rng, 2) ? top : value_top(type, rng));
+        }
+    }
+}
+
 /* Slices of 2 to 8 rows and 2 to 64 lanes, which the CPU path compares with their neighbours a
  * vector at a time (host/cpu/cpu_hardmax_near.c), and the shapes just past them. For every lane
  * of every slice a winner (a NaN of either sign, or 1.0 above the rest) is planted at each row
@@ -485,20 +505,8 @@ BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
                 clmax_hardmax_attrs a = {13, 1};
                 char what[80];
                 for (int tie = 0; tie < 2; tie++) {
-                    for (uint64_t e = 0; e < count; e++)
-                        elem_set(type, x, e, value_below_one(type, &rng));
-                    for (uint64_t c = 0; c < (uint64_t)(slices * inner); c++) {
-                        const uint64_t s = c / (uint64_t)inner, l = c % (uint64_t)inner;
-                        const uint64_t p = (c + s) % (uint64_t)n;
-                        const uint64_t top =
-                            rng_below(&rng, 2) ? value_top(type, &rng) : value_one(type);
-                        elem_set(type, x, (s * (uint64_t)n + p) * (uint64_t)inner + l, top);
-                        if (tie && p + 1 < (uint64_t)n) {
-                            const uint64_t q = p + 1 + rng_below(&rng, (uint64_t)n - p - 1);
-                            elem_set(type, x, (s * (uint64_t)n + q) * (uint64_t)inner + l,
-                                     rng_below(&rng, 2) ? top : value_top(type, &rng));
-                        }
-                    }
+                    plant_winners(type, x, (uint64_t)slices, (uint64_t)n, (uint64_t)inner, tie,
+                                  &rng);
                     snprintf(what, sizeof what, "[%lld, %lld, %lld] planted, tie %d",
                              (long long)slices, (long long)n, (long long)inner, tie);
                     check_hardmax(ctx, what, &d, x, &a);
@@ -513,5 +521,57 @@ BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
                 free(x);
             }
     }
+    clmax_context_destroy(ctx);
+}
+
+/* Slices of many lanes on short axes, which the CPU path takes a run of 512 lanes of every row at
+ * a time (host/cpu/cpu_hardmax_runs.c: axes up to 8 with each row's win in a register, longer
+ * ones in two passes), and the axes just past its 32 bytes a lane: lanes of 256 (the least), 300
+ * (not a whole vector), 513 (a run and a lane) and 4097 (a block of work and a lane), with winners
+ * planted at every row, ties, and special values. Then an output of 16 MiB, which is streamed out.
+ */
+BACKEND_TEST(hardmax, many_lanes_short_axes, .timeout = 900)
+{
+    static const int64_t inners[] = {256, 300, 511, 512, 513, 4097};
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.num_threads = 2;
+    clmax_context *ctx = test_context_open(backend, &o);
+    test_rng rng;
+    rng_seed(&rng, 31);
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++) {
+        const clmax_type type = test_float_types[t];
+        const int64_t es = (int64_t)ref_type_size(type), n_max = es < 4 ? 9 : 32 / es + 1;
+        for (int64_t n = 2; n <= n_max; n++)
+            for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++) {
+                const int64_t inner = inners[ii], slices = inner > 1000 ? 2 : 3;
+                int64_t dims[3] = {slices, n, inner};
+                clmax_tensor_desc d = test_desc(type, 3, dims);
+                const uint64_t count = (uint64_t)(slices * n * inner);
+                void *x = test_malloc((size_t)count * (size_t)es);
+                clmax_hardmax_attrs a = {13, 1};
+                char what[80];
+                for (int tie = 0; tie < 2; tie++) {
+                    plant_winners(type, x, (uint64_t)slices, (uint64_t)n, (uint64_t)inner, tie,
+                                  &rng);
+                    snprintf(what, sizeof what, "[%lld, %lld, %lld] planted, tie %d",
+                             (long long)slices, (long long)n, (long long)inner, tie);
+                    check_hardmax(ctx, what, &d, x, &a);
+                }
+                fill_tensor(type, x, count, FILL_SPECIAL, &rng);
+                snprintf(what, sizeof what, "[%lld, %lld, %lld] special", (long long)slices,
+                         (long long)n, (long long)inner);
+                check_hardmax(ctx, what, &d, x, &a);
+                free(x);
+            }
+    }
+    int64_t dims[3] = {3, 3, (16 << 20) / 18 + 5};
+    clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT16, 3, dims);
+    const uint64_t count = output_count(&d);
+    void *x = test_malloc((size_t)count * 2);
+    plant_winners(CLMAX_TYPE_FLOAT16, x, 3, 3, (uint64_t)dims[2], 1, &rng);
+    clmax_hardmax_attrs a = {13, 1};
+    check_hardmax(ctx, "float16 [3, 3, 932072] planted, tie 1: streamed", &d, x, &a);
+    free(x);
     clmax_context_destroy(ctx);
 }

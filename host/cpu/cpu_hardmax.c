@@ -10,6 +10,7 @@
  * and they went to memory and back between the two passes. */
 #include "backend.h"
 #include "cpu_hardmax_near.h"
+#include "cpu_hardmax_runs.h"
 #include "cpu_hardmax_tiny.h"
 #include "cpu_kernels.h"
 #include "onehot.h"
@@ -30,6 +31,7 @@
 #define FUSE_LANES 4096
 #define FUSE_LANES_MIN 256
 #define FUSE_LANES_AXIS_BYTES 32
+#define RUNS_THREAD_BYTES (64u << 10) /* input bytes a thread at least (cpu_hardmax_runs.c) */
 
 typedef struct fused_job {
     clmax_context *ctx;
@@ -66,6 +68,7 @@ static uint64_t block_slices(const clmax_problem *p)
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
 {
     if (p->n < 2) return 0;
+    if (clmax_cpu_hardmax_runs_fit(p)) return 1; /* one pass whatever the count of blocks */
     if (lane_blocks_fit(p))
         return p->outer * lane_units(p) >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
     if (p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
@@ -142,10 +145,22 @@ static void lane_blocks(void *arg, uint64_t begin, uint64_t end)
     free(bk);
 }
 
+/* Blocks [begin, end) of cpu_hardmax_runs.c on this thread. */
+static void run_blocks(void *arg, uint64_t begin, uint64_t end)
+{
+    fused_job *f = arg;
+    clmax_cpu_hardmax_runs(f->p, begin, end, f->x, f->y);
+}
+
 clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const void *x, void *y)
 {
     fused_job f = {ctx, p, x, y, 1, p->outer * p->n * p->inner * p->esize, CLMAX_OK, NULL, 0};
-    if (lane_blocks_fit(p)) {
+    if (clmax_cpu_hardmax_runs_fit(p)) {
+        const uint64_t lanes = p->inner < FUSE_LANES ? p->inner : FUSE_LANES;
+        const uint64_t per_thread = RUNS_THREAD_BYTES / (p->n * lanes * p->esize);
+        clmax_parallel_for(ctx, clmax_cpu_hardmax_runs_blocks(p), per_thread ? per_thread : 1,
+                           run_blocks, &f);
+    } else if (lane_blocks_fit(p)) {
         f.lanes = clmax_cpu_lanes_of(ctx, p);
         f.lane_units = lane_units(p);
         clmax_parallel_for(ctx, p->outer * f.lane_units, FUSE_BLOCKS_MIN, lane_blocks, &f);
