@@ -17,8 +17,9 @@
 
 static const int64_t inners[] = {2, 3, 5, 7, 8, 12, 24};
 /* 2 to 12: whole slices by their rows stacked (cpu_stacked.c) where their lanes fill enough
- * of a vector, else dealt or packed. */
-static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 12};
+ * of a vector, else dealt or packed; 63: eight-byte slices of 3 and 4 lanes stacked on a long
+ * axis (they are taken up to 64 rows). */
+static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 12, 63};
 
 /* The planted position of lane-slice number c (of slices * inner). */
 static uint64_t position(uint64_t c, uint64_t n, test_rng *rng)

@@ -54,6 +54,15 @@
 #define STACK_N 16
 #define STACK_WASTE 24
 #define STACK_PACKED8 256
+/* Eight-byte slices: 3 and 4 lanes up to STACK_N8 rows, 5 to 7 up to STACK_N8_WIDE, 8 up to 4.
+ * Their other codes (the lanes, the dealt rows) ran slower there; in turns with them (3 rounds,
+ * 128 MiB, the order swapped; clmax-bench --sweep --size=128 --sweep-n=N --sweep-inner=I
+ * --backend=cpu): float64 [B, 16..64, 3..4] 0.27-0.50 -> 0.41-0.71 of the limit, [B, 16, 7] 0.34
+ * -> 0.49, [B, 32, 7] x1.07, [B, 4, 3] 0.55 -> 0.75; but [B, 64..100, 5] x0.70-0.87, [B, 100, 3..7]
+ * x0.75-0.97. In one process (ms): int64 [B, 21, 4] x2.8, [B, 8, 7] x3.4; with 8 lanes float64
+ * [B, 21..100, 8] x0.75-0.91 and int64 [B, 16, 8] x0.86-0.91. */
+#define STACK_N8 64
+#define STACK_N8_WIDE 32
 #ifndef FEW_BYTES
 #define FEW_BYTES(esize, n) ((esize) == 8 && (n) >= 256 ? 64u : 32u)
 #endif
@@ -173,7 +182,7 @@ static int packed_fits(const clmax_problem *p, int wide)
  * [B, 4..16, 5..7] 0.27-0.38 -> 0.43-0.82; float32 [B, 8, 3..16] 0.16-0.46 -> 0.61-1.29), with 3
  * and 4 lanes on axes up to about 24 / w, never with 2; four-byte slices of 12 lanes or more
  * only up to 8 rows, two-byte ones of 16 up to 12 (Hardmax through their winners lost past
- * that); float64 with 4 lanes up to 12 rows, 5 to 8 lanes up to 4. One-byte slices of 24 to 48
+ * that); eight-byte slices as STACK_N8 says. One-byte slices of 24 to 48
  * lanes and two-byte ones of 24 ran 0.13-0.31 of the limit before, 0.55-1.27 here on axes up to
  * 32; one-byte ones of 8 to 16 lanes at 0.03-0.13 up to the packed words' axes. */
 static int stacked_fits(const clmax_problem *p)
@@ -181,7 +190,8 @@ static int stacked_fits(const clmax_problem *p)
     const uint64_t vw = STACK_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
     const uint64_t in = p->inner;
     if (in < 3 || in > 2 * vw || n * in * p->esize > STACK_KEYS) return 0;
-    if (in <= 4) return p->esize == 8 ? in == 4 && n <= 12 : n * nv * vw <= STACK_WASTE * in;
+    if (p->esize == 8) return n <= (in < 5 ? STACK_N8 : in < 8 ? STACK_N8_WIDE : 4);
+    if (in <= 4) return n * nv * vw <= STACK_WASTE * in;
     switch (p->esize) {
     case 1:
         return in < 8 ? n <= STACK_N : in <= 16 ? n * in < STACK_PACKED8 : n <= 32;
@@ -189,8 +199,8 @@ static int stacked_fits(const clmax_problem *p)
         return in < 16 ? n <= STACK_N : in == 16 ? n <= 12 : n <= 32;
     case 4:
         return n <= (in < 12 ? STACK_N : 8);
-    default:
-        return n <= 4;
+    default: /* eight-byte slices: above */
+        return 0;
     }
 }
 
