@@ -163,8 +163,15 @@ static int few_fits(const clmax_problem *p)
  * which the few-lane rows ran as fast; four-byte types in 512-bit vectors only, whose 64-bit
  * words' max AVX2 lacks (float32 [B, 1000, 2] 0.96 -> 0.44 in AVX2, 0.88 -> 0.98 in AVX-512).
  * In turns on this machine: uint8 [B, 256, 7] 0.16 -> 0.49 of the limit, float16 0.23 -> 0.68,
- * float32 0.21 -> 0.83. */
-#define PACK_STEPS(esize, inner) ((esize) >= 2 ? 5u : (inner) <= 7 ? 16u : 8u)
+ * float32 0.21 -> 0.83. Four-byte slices of 2 and 4 lanes (no lane wasted in a step) from 4 steps:
+ * against the dealt rows, in turns (3 rounds, the order swapped, clmax-bench --sweep --size=128)
+ * float32 [B, 64, 2] 0.42 -> 0.55, [B, 32, 4] 0.49 -> 0.59; at 3 steps [B, 48, 2] x1.07 but
+ * [B, 21, 4] x0.83, at 2 x0.59-0.89 (one process); float16 [B, 21..48, 2..4] x0.77-0.99 at 3. */
+#define PACK_STEPS(esize, inner)                                                                   \
+    ((esize) == 4 && ((inner) == 2 || (inner) == 4) ? 4u                                           \
+     : (esize) >= 2                                 ? 5u                                           \
+     : (inner) <= 7                                 ? 16u                                          \
+                                                    : 8u)
 #define PACK_N8 1024
 static int packed_fits(const clmax_problem *p, int wide)
 {
