@@ -482,6 +482,32 @@ static void plant_winners(clmax_type type, void *x, uint64_t slices, uint64_t n,
     }
 }
 
+/* Hardmax of slices [slices, n, inner] of type, bit for bit against the reference: winners
+ * planted (plant_winners), alone and tied, then each of modes' fills. */
+static void check_planted(clmax_context *ctx, clmax_type type, int64_t slices, int64_t n,
+                          int64_t inner, const fill_mode *modes, size_t nmodes, test_rng *rng)
+{
+    int64_t dims[3] = {slices, n, inner};
+    clmax_tensor_desc d = test_desc(type, 3, dims);
+    const uint64_t count = (uint64_t)(slices * n * inner);
+    void *x = test_malloc((size_t)count * ref_type_size(type));
+    clmax_hardmax_attrs a = {13, 1};
+    char what[80];
+    for (int tie = 0; tie < 2; tie++) {
+        plant_winners(type, x, (uint64_t)slices, (uint64_t)n, (uint64_t)inner, tie, rng);
+        snprintf(what, sizeof what, "[%lld, %lld, %lld] planted, tie %d", (long long)slices,
+                 (long long)n, (long long)inner, tie);
+        check_hardmax(ctx, what, &d, x, &a);
+    }
+    for (size_t m = 0; m < nmodes; m++) {
+        fill_tensor(type, x, count, modes[m], rng);
+        snprintf(what, sizeof what, "[%lld, %lld, %lld] %s", (long long)slices, (long long)n,
+                 (long long)inner, fill_mode_str(modes[m]));
+        check_hardmax(ctx, what, &d, x, &a);
+    }
+    free(x);
+}
+
 /* Slices of 2 to 8 rows and 2 to 64 lanes, which the CPU path compares with their neighbours a
  * vector at a time (host/cpu/cpu_hardmax_near.c), and the shapes just past them. For every lane
  * of every slice a winner (a NaN of either sign, or 1.0 above the rest) is planted at each row
@@ -490,49 +516,28 @@ static void plant_winners(clmax_type type, void *x, uint64_t slices, uint64_t n,
 BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
 {
     static const int64_t inners[] = {2, 3, 4, 5, 7, 8, 15, 16, 24, 64};
+    static const fill_mode modes[] = {FILL_FEW, FILL_SPECIAL};
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 29);
-    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++) {
-        const clmax_type type = test_float_types[t];
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
         for (int64_t n = 2; n <= 9; n++)
-            for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++) {
-                const int64_t inner = inners[ii], slices = 5000 / (n * inner) + 3;
-                int64_t dims[3] = {slices, n, inner};
-                clmax_tensor_desc d = test_desc(type, 3, dims);
-                const uint64_t count = (uint64_t)(slices * n * inner);
-                void *x = test_malloc((size_t)count * ref_type_size(type));
-                clmax_hardmax_attrs a = {13, 1};
-                char what[80];
-                for (int tie = 0; tie < 2; tie++) {
-                    plant_winners(type, x, (uint64_t)slices, (uint64_t)n, (uint64_t)inner, tie,
-                                  &rng);
-                    snprintf(what, sizeof what, "[%lld, %lld, %lld] planted, tie %d",
-                             (long long)slices, (long long)n, (long long)inner, tie);
-                    check_hardmax(ctx, what, &d, x, &a);
-                }
-                static const fill_mode modes[] = {FILL_FEW, FILL_SPECIAL};
-                for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-                    fill_tensor(type, x, count, modes[m], &rng);
-                    snprintf(what, sizeof what, "[%lld, %lld, %lld] %s", (long long)slices,
-                             (long long)n, (long long)inner, fill_mode_str(modes[m]));
-                    check_hardmax(ctx, what, &d, x, &a);
-                }
-                free(x);
-            }
-    }
+            for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++)
+                check_planted(ctx, test_float_types[t], 5000 / (n * inners[ii]) + 3, n, inners[ii],
+                              modes, 2, &rng);
     clmax_context_destroy(ctx);
 }
 
 /* Slices of many lanes on short axes, which the CPU path takes a run of 512 lanes of every row at
- * a time (host/cpu/cpu_hardmax_runs.c: axes up to 8 with each row's win in a register, longer
- * ones in two passes), and the axes just past its 32 bytes a lane: lanes of 256 (the least), 300
- * (not a whole vector), 513 (a run and a lane) and 4097 (a block of work and a lane), with winners
+ * a time (host/cpu/cpu_hardmax_runs.c: axes of 2 to 8 and at most 32 bytes a lane), and the axes
+ * just past it: lanes of 256 (the least up to 4 rows), 300 (not a whole vector), 511 and 512 (the
+ * least past 4 rows), 513 (a run and a lane) and 4097 (a block of work and a lane), with winners
  * planted at every row, ties, and special values. Then an output of 16 MiB, which is streamed out.
  */
 BACKEND_TEST(hardmax, many_lanes_short_axes, .timeout = 900)
 {
     static const int64_t inners[] = {256, 300, 511, 512, 513, 4097};
+    static const fill_mode special[] = {FILL_SPECIAL};
     clmax_context_options o;
     clmax_context_options_init(&o);
     o.num_threads = 2;
@@ -543,27 +548,9 @@ BACKEND_TEST(hardmax, many_lanes_short_axes, .timeout = 900)
         const clmax_type type = test_float_types[t];
         const int64_t es = (int64_t)ref_type_size(type), n_max = es < 4 ? 9 : 32 / es + 1;
         for (int64_t n = 2; n <= n_max; n++)
-            for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++) {
-                const int64_t inner = inners[ii], slices = inner > 1000 ? 2 : 3;
-                int64_t dims[3] = {slices, n, inner};
-                clmax_tensor_desc d = test_desc(type, 3, dims);
-                const uint64_t count = (uint64_t)(slices * n * inner);
-                void *x = test_malloc((size_t)count * (size_t)es);
-                clmax_hardmax_attrs a = {13, 1};
-                char what[80];
-                for (int tie = 0; tie < 2; tie++) {
-                    plant_winners(type, x, (uint64_t)slices, (uint64_t)n, (uint64_t)inner, tie,
-                                  &rng);
-                    snprintf(what, sizeof what, "[%lld, %lld, %lld] planted, tie %d",
-                             (long long)slices, (long long)n, (long long)inner, tie);
-                    check_hardmax(ctx, what, &d, x, &a);
-                }
-                fill_tensor(type, x, count, FILL_SPECIAL, &rng);
-                snprintf(what, sizeof what, "[%lld, %lld, %lld] special", (long long)slices,
-                         (long long)n, (long long)inner);
-                check_hardmax(ctx, what, &d, x, &a);
-                free(x);
-            }
+            for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++)
+                check_planted(ctx, type, inners[ii] > 1000 ? 2 : 3, n, inners[ii], special, 1,
+                              &rng);
     }
     int64_t dims[3] = {3, 3, (16 << 20) / 18 + 5};
     clmax_tensor_desc d = test_desc(CLMAX_TYPE_FLOAT16, 3, dims);
