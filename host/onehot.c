@@ -261,6 +261,8 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 
 #define FILL_BYTES_PER_THREAD (1u << 20)
 #define STREAM_MIN_BYTES (8u << 20) /* one-hot blocks at least this large are streamed out */
+#define STREAM_MIN_ROW 1024u        /* ... when a one lands at most every this many bytes */
+#define ONES_PER_THREAD 4096u       /* ones written apart: fewer go to the calling thread alone */
 
 void clmax_onehot_put(void *dst, const void *src, size_t bytes, uint64_t call_bytes)
 {
@@ -269,8 +271,6 @@ void clmax_onehot_put(void *dst, const void *src, size_t bytes, uint64_t call_by
     else
         memcpy(dst, src, bytes);
 }
-#define STREAM_MIN_ROW 1024u  /* ... when a one lands at most every this many bytes */
-#define ONES_PER_THREAD 4096u /* ones written apart: fewer go to the calling thread alone */
 
 /* Zeroes units [begin, end) of FILL_BYTES_PER_THREAD bytes of a block (the last one shorter). */
 static void hardmax_zero_units(void *arg, uint64_t begin, uint64_t end)

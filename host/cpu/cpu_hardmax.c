@@ -156,10 +156,9 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
 {
     fused_job f = {ctx, p, x, y, 1, p->outer * p->n * p->inner * p->esize, CLMAX_OK, NULL, 0};
     if (clmax_cpu_hardmax_runs_fit(p)) {
-        const uint64_t lanes = p->inner < FUSE_LANES ? p->inner : FUSE_LANES;
-        const uint64_t per_thread = RUNS_THREAD_BYTES / (p->n * lanes * p->esize);
-        clmax_parallel_for(ctx, clmax_cpu_hardmax_runs_blocks(p), per_thread ? per_thread : 1,
-                           run_blocks, &f);
+        const uint64_t blocks = clmax_cpu_hardmax_runs_blocks(p);
+        const uint64_t per_thread = blocks ? RUNS_THREAD_BYTES / (f.call_bytes / blocks) : 1;
+        clmax_parallel_for(ctx, blocks, per_thread ? per_thread : 1, run_blocks, &f);
     } else if (lane_blocks_fit(p)) {
         f.lanes = clmax_cpu_lanes_of(ctx, p);
         f.lane_units = lane_units(p);

@@ -21,7 +21,7 @@
 #define RUN_BLOCK_LANES 4096 /* lanes a block of work, as cpu_hardmax.c's lane blocks */
 /* Lanes a slice at least: 256 with up to 4 rows, 512 with more. In turns with the code before
  * (clmax-bench --sweep --size=128, 3 rounds), float16 and float32 [B, 8, 256] ran x0.83-0.86,
- * [B, 6..8, 512..1024] x1.20-1.74, [B, 2..4, 256] x1.00-1.10. */
+ * [B, 6..8, 512..1024] x1.20-1.74, [B, 2..4, 256..512] x0.96-1.10. */
 #define RUN_LANES_MIN 256
 #define RUN_LANES_MIN_LONG 512
 
