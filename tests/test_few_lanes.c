@@ -3,23 +3,24 @@
  * combines by key and position, with the positions left over run by the lanes code; or, for one-
  * and two-byte types (four-byte ones where the lanes run 512-bit vectors), as one stream of
  * packed (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy; on
- * axes of 2 to 12, also whole slices by their rows stacked (cpu_stacked.c), dealt, or as a tile's
- * columns (cpu_tile.c: one-byte slices of 5 to 8 lanes). A winner (floats: a NaN of either sign;
- * integers: the maximum) is planted for each lane of each slice at every one of the first 64
- * positions in turn (every place in a row of positions), at the last positions (the leftovers)
- * and at random ones, alone or tied further on; then tensors full of ties (small values, +-0) and
- * of special values. Axis lengths with and without leftovers. ArgMax and ArgMin, both tie rules,
- * bit for bit against the reference. CLMAX_TEST_SMALL: one length. */
+ * axes of 2 to 12, also whole slices by their rows stacked (cpu_stacked.c), dealt, as a tile's
+ * columns (cpu_tile.c: one-byte slices of 5 to 8 lanes), or across slices (cpu_interleaved.c). A
+ * winner (floats: a NaN of either sign; integers: the maximum) is planted for each lane of each
+ * slice at every one of the first 64 positions in turn (every place in a row of positions), at the
+ * last positions (the leftovers) and at random ones, alone or tied further on; then tensors full of
+ * ties (small values, +-0) and of special values. Axis lengths with and without leftovers. ArgMax
+ * and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: one length. */
 #include "common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static const int64_t inners[] = {2, 3, 5, 7, 8, 12, 24};
+static const int64_t inners[] = {2, 3, 4, 5, 7, 8, 12, 24};
 /* 2 to 12: whole slices by their rows stacked (cpu_stacked.c) where their lanes fill enough
- * of a vector, else dealt or packed; 63: eight-byte slices of 3 and 4 lanes stacked on a long
+ * of a vector, else dealt or packed; two-byte float slices [2, 2], [4, 2], [8, 2] and [8, 4]
+ * across slices (cpu_interleaved.c); 63: eight-byte slices of 3 and 4 lanes stacked on a long
  * axis (they are taken up to 64 rows). */
-static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 12, 63};
+static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 8, 12, 63};
 
 /* The planted position of lane-slice number c (of slices * inner). */
 static uint64_t position(uint64_t c, uint64_t n, test_rng *rng)

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "cpu_block.h"
 #include "cpu_kernels.h"
+#include "cpu_interleaved.h"
 #include "cpu_short.h"
 #include "keys.h"
 #include "status.h"
@@ -130,7 +131,8 @@ typedef struct job {
     const char *x;
     int64_t *idx;
     type_fns fn;
-    int deal;    /* whole slices run dealt into rows (cpu_deal.c) */
+    int deal;        /* whole slices run dealt into rows (cpu_deal.c) */
+    int interleaved; /* whole slices vectorised across slices (cpu_interleaved.c) */
     int stacked; /* whole slices run by their rows stacked from the first lane (cpu_stacked.c) */
     int tile;    /* whole slices run as a tile's columns (cpu_tile.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
@@ -370,6 +372,11 @@ static void run_unit(job *jb, uint64_t u, int t)
         whole_slices(jb, o0, o1, WHOLE_SLICES);
         return;
     }
+    if (jb->nseg == 1 && jb->interleaved) {
+        clmax_cpu_interleaved(p->type, jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n,
+                              p->inner, p->min, p->last, jb->stream, jb->idx + o0 * p->inner);
+        return;
+    }
     if (jb->nseg == 1 && jb->deal) {
         clmax_cpu_deal_slices(jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n, p->inner,
                               p->esize, p->last, jb->stream, jb->fn.short_simd, jb->fn.short_rows,
@@ -436,6 +443,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
+    jb.interleaved = clmax_cpu_interleaved_fits(p->type, p->n, p->inner);
     jb.stacked = stacked_fits(p);
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
     jb.tile = jb.packed == NULL && tile_fits(p);
