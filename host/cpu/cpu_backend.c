@@ -358,6 +358,11 @@ static void run_unit(job *jb, uint64_t u, int t)
                               jb->idx + o0 * p->inner);
         return;
     }
+    if (jb->nseg == 1 && jb->interleaved) { /* ahead of the stacked rows: [B, 2..4, 4] x1.14-1.62 */
+        clmax_cpu_interleaved(p->type, jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n,
+                              p->inner, p->min, p->last, jb->stream, jb->idx + o0 * p->inner);
+        return;
+    }
     if (jb->stacked && jb->nseg == 1) {
         whole_slices(jb, o0, o1, WHOLE_STACKED);
         return;
@@ -370,11 +375,6 @@ static void run_unit(job *jb, uint64_t u, int t)
          (p->esize == 8 && p->inner >= 4 && p->n * p->inner <= SLICE8_ELEMS)) &&
         jb->nseg == 1 && p->n * p->inner <= SLICE_ELEMS) {
         whole_slices(jb, o0, o1, WHOLE_SLICES);
-        return;
-    }
-    if (jb->nseg == 1 && jb->interleaved) {
-        clmax_cpu_interleaved(p->type, jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n,
-                              p->inner, p->min, p->last, jb->stream, jb->idx + o0 * p->inner);
         return;
     }
     if (jb->nseg == 1 && jb->deal) {

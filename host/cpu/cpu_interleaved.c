@@ -1,14 +1,14 @@
 /* ArgMax and ArgMin on the CPU path of two-byte float slices of a power-of-two shape: 2, 4 or 8
- * rows of 2 lanes, 8 rows of 4. Each lane's best over its rows, with n and inner constants, in a
- * loop over slices that GCC vectorises with interleaved loads (a slice of 4 to 32 elements is one
- * load group); the winners go to a buffer, then out (clmax_cpu_put).
+ * rows of 2 or 4 lanes. Each lane's best over its rows, with n and inner constants, in a loop over
+ * slices that GCC vectorises with interleaved loads (a slice of 4 to 32 elements is one load
+ * group); the winners go to a buffer, then out (clmax_cpu_put).
  *
  * Why: the dealt rows (cpu_deal.c) shuffle such slices into rows, find each row's winner and write
  * 8 bytes of index a lane: float16 [B, 2, 2] ran at 0.27 of the limit. In one process (128 MiB,
  * median of 15, 3 rounds alternated) against them: float16 [B, 2, 2] 29-33 -> 10-11 ms, [B, 4, 2]
- * 18.4 -> 9.0, [B, 8, 2] 11.2 -> 8.3, [B, 8, 4] 12.7 -> 10.8. Other shapes kept no vector form (3,
- * 5, 6 and 7 rows: 80-90 ms, scalar) or run elsewhere first (the stacked rows, the packed words).
- */
+ * 18.4 -> 9.0, [B, 8, 2] 11.2 -> 8.3, [B, 8, 4] 12.7 -> 10.8; against the stacked rows [B, 2, 4]
+ * 19.4 -> 11.2, [B, 4, 4] 13.8 -> 11.8. Other shapes kept no vector form (3, 5, 6 and 7 rows:
+ * 80-90 ms, scalar). */
 #include "cpu_interleaved.h"
 
 #include "cpu_kernels.h"
@@ -68,7 +68,9 @@ CLMAX_CPU_CLONES static void chunk(const uint16_t *x, int64_t *o, uint64_t cnt, 
 {
     switch (n * 8 + inner) {
         CASE(2, 2)
+        CASE(2, 4)
         CASE(4, 2)
+        CASE(4, 4)
         CASE(8, 2)
         CASE(8, 4)
     default:
@@ -79,7 +81,7 @@ CLMAX_CPU_CLONES static void chunk(const uint16_t *x, int64_t *o, uint64_t cnt, 
 int clmax_cpu_interleaved_fits(clmax_type type, uint64_t n, uint64_t inner)
 {
     if (type != CLMAX_TYPE_FLOAT16 && type != CLMAX_TYPE_BFLOAT16) return 0;
-    return inner == 2 ? n == 2 || n == 4 || n == 8 : inner == 4 && n == 8;
+    return (inner == 2 || inner == 4) && (n == 2 || n == 4 || n == 8);
 }
 
 void clmax_cpu_interleaved(clmax_type type, const void *x, uint64_t slices, uint64_t n,

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-/* Whether this code takes slices [n, inner] of type: float16 or bfloat16, [2, 2], [4, 2], [8, 2]
- * or [8, 4]. */
+/* Whether this code takes slices [n, inner] of type: float16 or bfloat16, n 2, 4 or 8, inner 2 or
+ * 4. */
 int clmax_cpu_interleaved_fits(clmax_type type, uint64_t n, uint64_t inner);
 
 /* The winners of `slices` whole slices from x into out (slices * inner of them; streamed out with
