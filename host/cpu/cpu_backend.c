@@ -358,7 +358,7 @@ static void run_unit(job *jb, uint64_t u, int t)
                               jb->idx + o0 * p->inner);
         return;
     }
-    if (jb->nseg == 1 && jb->interleaved) { /* ahead of the stacked rows: [B, 2..4, 4] x1.14-1.62 */
+    if (jb->nseg == 1 && jb->interleaved) { /* ahead of the stacked rows: [B, 2..4, 4] x1.11-1.62 */
         clmax_cpu_interleaved(p->type, jb->x + o0 * p->n * p->inner * p->esize, o1 - o0, p->n,
                               p->inner, p->min, p->last, jb->stream, jb->idx + o0 * p->inner);
         return;
