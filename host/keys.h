@@ -10,34 +10,39 @@
  * vectoriser): both zeros become +0; then sign set -> ~u, else u with the sign set; NaN -> all
  * ones. The NaN test compares |u| as signed (its sign bit is clear, so the order is the same):
  * AVX2 has a signed compare but no unsigned one, and GCC made the unsigned form a min, a compare
- * and a blend. */
-#define CLMAX_FLOAT_KEY(T, ST, u, SIGN, ABS, INF)                                                  \
-    do {                                                                                           \
-        T a_ = (T)((u) & (ABS));                                                                   \
-        T v_ = (T)((u) & (T)((T)0 - (T)(a_ != 0)));                                                \
-        T k_ = (T)(v_ ^ (T)((T)((ST)v_ >> (sizeof(T) * 8 - 1)) | (SIGN)));                         \
-        return (T)(k_ | (T)((T)0 - (T)((ST)a_ > (ST)(INF))));                                      \
-    } while (0)
+ * and a blend. One function a width, the infinity's bits an argument, so that a loop serving
+ * float16 and bfloat16 alike (cpu_interleaved.c) keeps the same map. */
+#define CLMAX_FLOAT_KEY_BITS(W, T, ST)                                                             \
+    static inline T clmax_key_bits##W(T u, T inf)                                                  \
+    {                                                                                              \
+        const T sign = (T)((T)1 << (W - 1)), a = (T)(u & (T)(sign - 1));                           \
+        const T v = (T)(u & (T)((T)0 - (T)(a != 0)));                                              \
+        const T k = (T)(v ^ (T)((T)((ST)v >> (W - 1)) | sign));                                    \
+        return (T)(k | (T)((T)0 - (T)((ST)a > (ST)inf)));                                          \
+    }
+CLMAX_FLOAT_KEY_BITS(16, uint16_t, int16_t)
+CLMAX_FLOAT_KEY_BITS(32, uint32_t, int32_t)
+CLMAX_FLOAT_KEY_BITS(64, uint64_t, int64_t)
+#undef CLMAX_FLOAT_KEY_BITS
 
 static inline uint16_t clmax_key_f16(uint16_t u)
 {
-    CLMAX_FLOAT_KEY(uint16_t, int16_t, u, 0x8000u, 0x7FFFu, 0x7C00u);
+    return clmax_key_bits16(u, 0x7C00u);
 }
 
 static inline uint16_t clmax_key_bf16(uint16_t u)
 {
-    CLMAX_FLOAT_KEY(uint16_t, int16_t, u, 0x8000u, 0x7FFFu, 0x7F80u);
+    return clmax_key_bits16(u, 0x7F80u);
 }
 
 static inline uint32_t clmax_key_f32(uint32_t u)
 {
-    CLMAX_FLOAT_KEY(uint32_t, int32_t, u, 0x80000000u, 0x7FFFFFFFu, 0x7F800000u);
+    return clmax_key_bits32(u, 0x7F800000u);
 }
 
 static inline uint64_t clmax_key_f64(uint64_t u)
 {
-    CLMAX_FLOAT_KEY(uint64_t, int64_t, u, 0x8000000000000000ull, 0x7FFFFFFFFFFFFFFFull,
-                    0x7FF0000000000000ull);
+    return clmax_key_bits64(u, 0x7FF0000000000000ull);
 }
 
 static inline uint8_t clmax_key_u8(uint8_t u)

@@ -18,4 +18,12 @@ typedef struct clmax_problem {
     int reread; /* idx is scratch read back at once (Hardmax): keep it in the cache, no streaming */
 } clmax_problem;
 
+/* The IEEE types, whose keys need the NaN and -0 rules (keys.h); the float-only CPU families ask.
+ */
+static inline int clmax_type_is_float(clmax_type t)
+{
+    return t == CLMAX_TYPE_FLOAT16 || t == CLMAX_TYPE_BFLOAT16 || t == CLMAX_TYPE_FLOAT32 ||
+           t == CLMAX_TYPE_FLOAT64;
+}
+
 #endif

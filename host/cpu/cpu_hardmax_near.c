@@ -53,9 +53,8 @@
 
 int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
 {
-    int floating = p->type == CLMAX_TYPE_FLOAT16 || p->type == CLMAX_TYPE_BFLOAT16 ||
-                   p->type == CLMAX_TYPE_FLOAT32 || p->type == CLMAX_TYPE_FLOAT64;
-    if (!floating || p->n < 2 || p->n > NEAR_N_MAX || p->inner < 2 || p->inner > NEAR_INNER_MAX)
+    if (!clmax_type_is_float(p->type) || p->n < 2 || p->n > NEAR_N_MAX || p->inner < 2 ||
+        p->inner > NEAR_INNER_MAX)
         return 0;
     if (p->n <= 4 && p->inner >= 16) return 0; /* cpu_hardmax_tiny.c */
     /* Each row compares 2 (n - 1) vectors: four- and eight-byte slices of 7 and 8 rows of 2 to 4

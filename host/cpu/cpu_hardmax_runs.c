@@ -89,9 +89,9 @@ RUN_FNS(f64, uint64_t, clmax_key_f64, 0x3FF0000000000000ull)
 
 int clmax_cpu_hardmax_runs_fit(const clmax_problem *p)
 {
-    int floating = p->type == CLMAX_TYPE_FLOAT16 || p->type == CLMAX_TYPE_BFLOAT16 ||
-                   p->type == CLMAX_TYPE_FLOAT32 || p->type == CLMAX_TYPE_FLOAT64;
-    if (!floating || p->n < 2 || p->n > RUN_N_MAX || p->n * p->esize > RUN_ROW_BYTES) return 0;
+    if (!clmax_type_is_float(p->type) || p->n < 2 || p->n > RUN_N_MAX ||
+        p->n * p->esize > RUN_ROW_BYTES)
+        return 0;
     return p->inner >= (p->n <= 4 ? RUN_LANES_MIN : RUN_LANES_MIN_LONG);
 }
 

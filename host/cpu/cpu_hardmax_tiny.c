@@ -124,9 +124,7 @@ TINY_ROWS8(f64, uint64_t, clmax_key_f64, 0x3FF0000000000000ull)
 
 int clmax_cpu_hardmax_tiny_fits(const clmax_problem *p)
 {
-    int floating = p->type == CLMAX_TYPE_FLOAT16 || p->type == CLMAX_TYPE_BFLOAT16 ||
-                   p->type == CLMAX_TYPE_FLOAT32 || p->type == CLMAX_TYPE_FLOAT64;
-    if (!floating || p->n < 2) return 0;
+    if (!clmax_type_is_float(p->type) || p->n < 2) return 0;
     return p->inner == 1 ? p->n <= 4 || p->n == 8 : p->n <= 4 && p->inner >= TINY_LANES_MIN;
 }
 

@@ -15,14 +15,14 @@
 #include "cpu_kernels.h"
 #include "cpu_short.h"
 #include "keys.h"
+#include "problem.h"
 
 #define CHUNK 512 /* slices a chunk: their winners in a buffer, then put out */
 
 /* The functions of one float width W (T unsigned, ST signed):
- * key_W: the signed key of u, keys.h's map (CLMAX_FLOAT_KEY, then CLMAX_MIN_FLOAT_KEY where m is
- * all ones) with the infinity's bits inf a value, so that one loop serves both two-byte types,
- * ArgMax and ArgMin, and every step stays arithmetic for the vectoriser (keys.h's own functions
- * return from a macro per type).
+ * key_W: the signed key of u, keys.h's map with the infinity's bits inf a value (then
+ * CLMAX_MIN_FLOAT_KEY's where m is all ones), so that one loop serves both two-byte types, ArgMax
+ * and ArgMin, and every step stays arithmetic for the vectoriser.
  * kernel_W: the winners of cnt slices [n, inner] from x into o: for each lane a running best over
  * its rows, a later row taking it with a larger key (or an equal one where tie is all ones, the
  * last index rule). With n and inner constants the loops over them unroll and the loop over
@@ -31,10 +31,8 @@
 #define WIDTH(W, T, ST)                                                                            \
     static inline __attribute__((always_inline)) ST key_##W(T u, T inf, T m)                       \
     {                                                                                              \
-        const T sign = (T)((T)1 << (W - 1)), a = (T)(u & (T)(sign - 1));                           \
-        const T v = (T)(u & (T)((T)0 - (T)(a != 0)));                                              \
-        T k = (T)(v ^ (T)((T)((ST)v >> (W - 1)) | sign));                                          \
-        k = (T)(k | (T)((T)0 - (T)((ST)a > (ST)inf)));                                             \
+        const T sign = (T)((T)1 << (W - 1));                                                       \
+        T k = clmax_key_bits##W(u, inf);                                                           \
         k = (T)((k ^ m) | (m & (T)((T)0 - (T)(k == (T) ~(T)0))));                                  \
         return (ST)(k ^ sign);                                                                     \
     }                                                                                              \
@@ -90,9 +88,7 @@ WIDTH(64, uint64_t, int64_t)
 
 int clmax_cpu_interleaved_fits(clmax_type type, uint64_t n, uint64_t inner)
 {
-    if (type != CLMAX_TYPE_FLOAT16 && type != CLMAX_TYPE_BFLOAT16 && type != CLMAX_TYPE_FLOAT32 &&
-        type != CLMAX_TYPE_FLOAT64)
-        return 0;
+    if (!clmax_type_is_float(type)) return 0;
     if (type == CLMAX_TYPE_FLOAT64 && n * inner == 32) return 0;
     return (inner == 2 || inner == 4) && (n == 2 || n == 4 || n == 8);
 }
