@@ -149,7 +149,7 @@ static void lane_blocks(void *arg, uint64_t begin, uint64_t end)
 static void run_blocks(void *arg, uint64_t begin, uint64_t end)
 {
     fused_job *f = arg;
-    clmax_cpu_hardmax_runs(f->p, begin, end, f->x, f->y);
+    clmax_cpu_hardmax_runs(f->p, begin, end, f->x, f->y, f->call_bytes);
 }
 
 clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const void *x, void *y)

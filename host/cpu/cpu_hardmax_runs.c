@@ -101,11 +101,10 @@ uint64_t clmax_cpu_hardmax_runs_blocks(const clmax_problem *p)
 }
 
 void clmax_cpu_hardmax_runs(const clmax_problem *p, uint64_t begin, uint64_t end, const void *x,
-                            void *y)
+                            void *y, uint64_t call_bytes)
 {
     _Alignas(64) char buf[RUN_ROW_BYTES * RUN_LANES];
     const uint64_t units = (p->inner + RUN_BLOCK_LANES - 1) / RUN_BLOCK_LANES;
-    const uint64_t call_bytes = p->outer * p->n * p->inner * p->esize;
     for (uint64_t b = begin; b < end; b++) {
         const uint64_t o = b / units, l0 = (b % units) * RUN_BLOCK_LANES;
         const uint64_t l1 = p->inner - l0 < RUN_BLOCK_LANES ? p->inner : l0 + RUN_BLOCK_LANES;

@@ -15,8 +15,8 @@ int clmax_cpu_hardmax_runs_fit(const clmax_problem *p);
 uint64_t clmax_cpu_hardmax_runs_blocks(const clmax_problem *p);
 
 /* The one-hot of blocks [begin, end) of p's input x into the output y (both whole), on the
- * calling thread. */
+ * calling thread; call_bytes: the whole call's output, which picks the stores (onehot.h). */
 void clmax_cpu_hardmax_runs(const clmax_problem *p, uint64_t begin, uint64_t end, const void *x,
-                            void *y);
+                            void *y, uint64_t call_bytes);
 
 #endif

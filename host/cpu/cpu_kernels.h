@@ -132,11 +132,9 @@ packed_fn clmax_cpu_packed(clmax_type t, int min, int wide);
 #define STACK_KEYS 8192     /* bytes of keys of a group of slices, kept in L1 */
 #define STACK_PAD_VECTORS 1 /* the last slice's last vector reads under one past */
 
-/* Whole slices whose rows are at most TILE_ROW_BYTES, on axes of at most TILE_N_MAX, copied a row
- * at a time into a tile whose columns are the lanes, which `lanes` reduces (cpu_tile.c); `left`:
- * the bytes from x to the end of the input; stream: the winners go out non-temporal. */
-#define TILE_ROW_BYTES 8
-#define TILE_N_MAX 256
+/* Whole slices of short rows (8 bytes at most) on short axes, copied a row at a time into a tile
+ * whose columns are the lanes, which `lanes` reduces (cpu_tile.c); holds: whether it takes them;
+ * `left`: the bytes from x to the end of the input; stream: the winners go out non-temporal. */
 int clmax_cpu_tile_holds(size_t esize, uint64_t n, uint64_t inner);
 void clmax_cpu_tile_slices(const void *x, uint64_t slices, uint64_t n, uint64_t inner, size_t esize,
                            uint64_t left, int last, lanes_fn lanes, int stream, int64_t *out);

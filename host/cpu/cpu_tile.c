@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#define TILE_ROW_BYTES 8 /* a slice's row at most: copied as one word */
+#define TILE_N_MAX 256   /* rows a tile at most: its row copies' overrun, on the stack */
 #define TILE_BYTES 16384 /* input bytes a tile at most: it stays in the L1 cache */
 #define TILE_LANES 512   /* lanes a tile at most: their pairs and work, 16 KiB, on the stack */
 #define TILE_VECTOR 64   /* bytes of the lanes code's widest vector */
@@ -31,9 +33,9 @@ static uint64_t tile_unit(size_t esize, uint64_t inner)
 
 int clmax_cpu_tile_holds(size_t esize, uint64_t n, uint64_t inner)
 {
-    return inner >= 2 && inner * esize <= TILE_ROW_BYTES && n >= 2 && n <= TILE_N_MAX &&
-           inner * tile_unit(esize, inner) <= TILE_LANES &&
-           tile_unit(esize, inner) * n * inner * esize <= TILE_BYTES;
+    if (inner < 2 || inner * esize > TILE_ROW_BYTES || n < 2 || n > TILE_N_MAX) return 0;
+    const uint64_t unit = tile_unit(esize, inner);
+    return inner * unit <= TILE_LANES && unit * n * inner * esize <= TILE_BYTES;
 }
 
 void clmax_cpu_tile_slices(const void *xv, uint64_t slices, uint64_t n, uint64_t inner,
