@@ -9,6 +9,7 @@
 #include "cpu_block.h"
 #include "cpu_kernels.h"
 #include "cpu_interleaved.h"
+#include "cpu_transposed.h"
 #include "cpu_short.h"
 #include "keys.h"
 #include "status.h"
@@ -133,6 +134,7 @@ typedef struct job {
     type_fns fn;
     int deal;        /* whole slices run dealt into rows (cpu_deal.c) */
     int interleaved; /* whole slices vectorised across slices (cpu_interleaved.c) */
+    int transposed;  /* whole slices of 32-bit rows, transposed (cpu_transposed.c) */
     int stacked; /* whole slices run by their rows stacked from the first lane (cpu_stacked.c) */
     int tile;    /* whole slices run as a tile's columns (cpu_tile.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
@@ -345,6 +347,12 @@ static void run_unit(job *jb, uint64_t u, int t)
                               jb->idx + o0 + done);
         return;
     }
+    if (jb->transposed && jb->nseg == 1) { /* ahead of the rest: x1.3-2.7 on their shapes */
+        const uint64_t sl = p->n * p->inner * p->esize;
+        clmax_cpu_transposed(p, jb->x + o0 * sl, o1 - o0, (p->outer - o0) * sl, jb->stream,
+                             jb->idx + o0 * p->inner);
+        return;
+    }
     if (jb->tile && jb->nseg == 1) {
         const uint64_t sl = p->n * p->inner * p->esize;
         clmax_cpu_tile_slices(jb->x + o0 * sl, o1 - o0, p->n, p->inner, p->esize,
@@ -438,6 +446,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
     jb.interleaved = clmax_cpu_interleaved_fits(p->type, p->n, p->inner);
+    jb.transposed = clmax_cpu_transposed_fits(p);
     jb.stacked = stacked_fits(p);
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
     jb.tile = jb.packed == NULL && tile_fits(p);

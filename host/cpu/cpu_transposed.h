@@ -1,0 +1,21 @@
+/* ArgMax and ArgMin of slices whose row is one 32-bit word (two lanes of two bytes, four of one),
+ * eight slices at a time transposed into vectors of rows (cpu_transposed.c). */
+#ifndef CLMAX_CPU_TRANSPOSED_H
+#define CLMAX_CPU_TRANSPOSED_H
+
+#include "problem.h"
+
+#include <stdint.h>
+
+/* Whether this code takes p's slices on this CPU (AVX2): a row of 4 bytes (inner 2 of a two-byte
+ * type, inner 4 of a one-byte type) and 2 to TRANSPOSED_N_MAX rows. */
+#define TRANSPOSED_N_MAX 64
+int clmax_cpu_transposed_fits(const clmax_problem *p);
+
+/* The winners of `slices` whole slices of p's shape from x into out (slices * inner of them;
+ * streamed out with stream, as clmax_cpu_put does), on the calling thread; left: the bytes from x
+ * to the end of the input, which no load passes. */
+void clmax_cpu_transposed(const clmax_problem *p, const void *x, uint64_t slices, uint64_t left,
+                          int stream, int64_t *out);
+
+#endif
