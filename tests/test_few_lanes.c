@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static const int64_t inners[] = {2, 3, 4, 5, 7, 8, 12, 24};
+static const int64_t inners[] = {2, 3, 4, 5, 6, 7, 8, 12, 24};
 /* 2 to 12: whole slices by their rows stacked (cpu_stacked.c) where their lanes fill enough
  * of a vector, else dealt or packed; float slices of 2, 4 or 8 rows of 2 or 4 lanes across
  * slices (cpu_interleaved.c); 63: eight-byte slices of 3 and 4 lanes stacked on a long

@@ -1,21 +1,25 @@
-/* ArgMax and ArgMin on the CPU path of slices whose row is one 32-bit word (two-byte types
- * [B, n, 2], one-byte [B, n, 4]) or one 64-bit word (four-byte [B, n, 2], two-byte [B, n, 4],
- * one-byte [B, n, 8]). A group of b slices at a time, b = 32 / the row's bytes (8 or 4): a vector
- * of b row words is loaded from each slice (rows kb to kb + b - 1), a b x b transpose of the
- * words makes them b vectors each holding one row of all b slices, and each such row vector goes
- * through the keys and a running best and row index, lane by lane (a lane: one element of one
- * slice). The indices come out in the output's order (slice, lane): widened to int64 and put out
- * through a buffer (clmax_cpu_put).
+/* ArgMax and ArgMin on the CPU path of slices of short rows: a row of 32 bits (two-byte types
+ * [B, n, 2], one-byte [B, n, 4]) or of 64 (four-byte [B, n, 2], two-byte [B, n, 4], one-byte
+ * [B, n, 8]) is one word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3])
+ * or 64 (one-byte [B, n, 5..7], two-byte [B, n, 3]) with zero bytes after each row, lanes whose
+ * winners are dropped. A group of b slices at a time, b = 32 / the word's bytes (8 or 4): a
+ * vector of b row words is loaded from each slice (rows kb to kb + b - 1), a b x b transpose of
+ * the words makes them b vectors each holding one row of all b slices, and each such row vector
+ * goes through the keys and a running best and row index, lane by lane (a lane: one element of
+ * one slice). The indices come out in the output's order (slice, lane): widened to int64 and put
+ * out through a buffer (clmax_cpu_put).
  *
  * Why: GCC vectorises such slices across slices only for 2, 4 or 8 rows (cpu_interleaved.c);
  * the others were dealt into rows (cpu_deal.c), each element moved on its own, then searched,
- * or packed or stacked. In turns with those (3 rounds, the order swapped, clmax-bench --sweep
- * --size=128 --backend=cpu, ratio of the limit): float16 [B, 4, 2] 0.87 -> 1.13, [B, 12, 2] 0.48
- * -> 0.87, [B, 32, 2] 0.49 -> 0.74; uint8 [B, 2, 4] 0.35 -> 0.89, [B, 32, 4] 0.33 -> 0.75;
- * float16 [B, 3, 4] 0.66 -> 1.31, [B, 7, 4] 0.30 -> 0.60, [B, 21, 4] 0.26 -> 0.48; float32
- * [B, 3, 2] 0.35 -> 0.70, [B, 12, 2] 0.36 -> 0.49; uint8 [B, 21, 8] 0.40 -> 0.88. Past
- * TRANSPOSED_SLICE_MAX bytes a slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4]
- * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once.
+ * or packed, stacked or tiled. In turns with those (3 rounds, the order swapped, clmax-bench
+ * --sweep --size=128 --backend=cpu, ratio of the limit): float16 [B, 4, 2] 0.87 -> 1.13,
+ * [B, 12, 2] 0.48 -> 0.87, [B, 32, 2] 0.49 -> 0.74; uint8 [B, 2, 4] 0.35 -> 0.89, [B, 32, 4]
+ * 0.33 -> 0.75; float16 [B, 3, 4] 0.66 -> 1.31, [B, 7, 4] 0.30 -> 0.60, [B, 21, 4] 0.26 ->
+ * 0.48; float32 [B, 3, 2] 0.35 -> 0.70, [B, 12, 2] 0.36 -> 0.49; uint8 [B, 21, 8] 0.40 -> 0.88;
+ * spread: uint8 [B, 3, 2] 0.58 -> 1.05, [B, 21, 3] 0.46 -> 0.77, [B, 32, 7] 0.39 -> 0.90,
+ * float16 [B, 3, 3] 0.59 -> 1.01, [B, 21, 3] 0.40 -> 0.49. Past TRANSPOSED_SLICE_MAX bytes a
+ * slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4] x0.42, float32 [B, 64, 2]
+ * x0.69): b slices' rows far apart at once.
  *
  * Loads read b words from a slice's row kb, so that past its last row they read into the next
  * slice (those words feed transposed rows no one uses); a group whose loads would pass the
@@ -33,7 +37,7 @@
 #include <immintrin.h>
 
 #define CHUNK 64 /* groups whose winners go through the buffer at a time */
-#define PAD_BYTES (8 * TRANSPOSED_SLICE_MAX + 32) /* a group's loads' span, at most */
+#define PAD_BYTES (8 * TRANSPOSED_SLICE_MAX + 64) /* a group's loads' span, at most */
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -150,13 +154,38 @@ static inline __attribute__((always_inline)) __m256i set1_8(uint64_t k)
     return _mm256_set1_epi8((char)k);
 }
 
+/* The row words of one slice from x: rows of RB bytes as B words of 32 / B bytes. load_plain:
+ * RB = 32 / B. load_spread for shorter rows (2 or 3 bytes as words of 4, 5 to 7 as words of 8):
+ * each 128-bit half from its own 16-byte load, its rows spread by a byte shuffle with zero bytes
+ * after each row (lanes whose winners are dropped); the second load ends SPREAD_PAST(RB, B)
+ * bytes past the rows. */
+#define SPREAD_PAST(rb, b) (16 - (b) / 2 * (rb))
+static inline __attribute__((always_inline)) __m256i load_plain(const char *x, int rb, int b)
+{
+    (void)rb, (void)b;
+    return _mm256_loadu_si256((const __m256i *)(const void *)x);
+}
+static inline __attribute__((always_inline)) __m256i load_spread(const char *x, int rb, int b)
+{
+    const int wb = 32 / b, half = b / 2; /* bytes a word; rows a half */
+    _Alignas(32) char spread[32];
+    for (int i = 0; i < 32; i++) {
+        const int r = i % 16 / wb, c = i % wb; /* row within the half, its byte */
+        spread[i] = (char)(c < rb ? r * rb + c : -1);
+    }
+    const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)x);
+    const __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(x + half * rb));
+    return _mm256_shuffle_epi8(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1),
+                               _mm256_load_si256((const __m256i *)(const void *)spread));
+}
+
 /* One group of B slices of n rows from x (bytes; every load inside the input) into o: rows of
  * 32 / B bytes, B of them a block, transposed by transpose##B; lanes of W bits, keyed by key##W;
  * the running best by the signed max, the row index where a row's key is larger (or equal, with
  * tie all ones: the last index rule). n a constant where the caller can make it one, so that the
  * rows' loop unrolls and the transposed rows stay in registers. */
-#define GROUP_FN(W, B)                                                                             \
-    static inline __attribute__((always_inline)) void group##W##_##B(                              \
+#define GROUP_FN(NAME, W, B, RB, LOAD, KEEP)                                                       \
+    static inline __attribute__((always_inline)) void group_##NAME(                                \
         const char *x, uint64_t n, keying kg, __m256i tie, int64_t *o)                             \
     {                                                                                              \
         __m256i best = _mm256_setzero_si256(), at = best;                                          \
@@ -164,8 +193,7 @@ static inline __attribute__((always_inline)) __m256i set1_8(uint64_t k)
             const uint64_t kb = n >= B && k0 + B > n ? n - B : k0;                                 \
             __m256i r[B];                                                                          \
             for (int s = 0; s < B; s++)                                                            \
-                r[s] = _mm256_loadu_si256(                                                         \
-                    (const __m256i *)(const void *)(x + 32 / B * (s * n + kb)));                   \
+                r[s] = LOAD(x + RB * (s * n + kb), RB, B);                                         \
             transpose##B(r);                                                                       \
             for (uint64_t j = k0 - kb; j < B && kb + j < n; j++) {                                 \
                 const __m256i key = key##W(r[j], kg);                                              \
@@ -180,45 +208,59 @@ static inline __attribute__((always_inline)) __m256i set1_8(uint64_t k)
                 at = _mm256_blendv_epi8(at, set1_##W(kb + j), up);                                 \
             }                                                                                      \
         }                                                                                          \
-        out##W(at, o);                                                                             \
+        if (KEEP == 256 / W / B) {                                                                 \
+            out##W(at, o);                                                                         \
+            return;                                                                                \
+        }                                                                                          \
+        int64_t all[256 / W]; /* the dropped lane of each slice left out */                        \
+        out##W(at, all);                                                                           \
+        for (int s = 0; s < B; s++)                                                                \
+            for (int l = 0; l < KEEP; l++)                                                         \
+                o[s * KEEP + l] = all[s * (256 / W / B) + l];                                      \
     }
 
 /* cnt groups from x into o (a group: 32 * n bytes in, 256 / W winners out), with n a constant
  * for 3, 5, 6 and 7 rows. */
-#define GROUPS_FN(W, B)                                                                            \
-    GROUP_FN(W, B)                                                                                 \
-    __attribute__((noinline)) static void groups##W##_##B(const char *x, uint64_t cnt, uint64_t n, \
-                                                          keying kg, __m256i tie, int64_t *o)      \
+#define GROUPS_FN(NAME, W, B, RB, LOAD, KEEP)                                                      \
+    GROUP_FN(NAME, W, B, RB, LOAD, KEEP)                                                           \
+    __attribute__((noinline)) static void groups_##NAME(const char *x, uint64_t cnt, uint64_t n,   \
+                                                        keying kg, __m256i tie, int64_t *o)        \
     {                                                                                              \
-        const uint64_t step = 32 * n, per = 256 / W;                                               \
+        const uint64_t step = RB * B * n, per = B * KEEP;                                          \
         switch (n) {                                                                               \
         case 3:                                                                                    \
             for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group##W##_##B(x + g * step, 3, kg, tie, o + g * per);                             \
+                group_##NAME(x + g * step, 3, kg, tie, o + g * per);                               \
             break;                                                                                 \
         case 5:                                                                                    \
             for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group##W##_##B(x + g * step, 5, kg, tie, o + g * per);                             \
+                group_##NAME(x + g * step, 5, kg, tie, o + g * per);                               \
             break;                                                                                 \
         case 6:                                                                                    \
             for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group##W##_##B(x + g * step, 6, kg, tie, o + g * per);                             \
+                group_##NAME(x + g * step, 6, kg, tie, o + g * per);                               \
             break;                                                                                 \
         case 7:                                                                                    \
             for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group##W##_##B(x + g * step, 7, kg, tie, o + g * per);                             \
+                group_##NAME(x + g * step, 7, kg, tie, o + g * per);                               \
             break;                                                                                 \
         default:                                                                                   \
             for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group##W##_##B(x + g * step, n, kg, tie, o + g * per);                             \
+                group_##NAME(x + g * step, n, kg, tie, o + g * per);                               \
             break;                                                                                 \
         }                                                                                          \
     }
-GROUPS_FN(16, 8) /* two-byte [B, n, 2] */
-GROUPS_FN(8, 8)  /* one-byte [B, n, 4] */
-GROUPS_FN(32, 4) /* four-byte [B, n, 2] */
-GROUPS_FN(16, 4) /* two-byte [B, n, 4] */
-GROUPS_FN(8, 4)  /* one-byte [B, n, 8] */
+GROUPS_FN(2x2, 16, 8, 4, load_plain, 2)  /* two-byte [B, n, 2] */
+GROUPS_FN(1x4, 8, 8, 4, load_plain, 4)   /* one-byte [B, n, 4] */
+GROUPS_FN(4x2, 32, 4, 8, load_plain, 2)  /* four-byte [B, n, 2] */
+GROUPS_FN(2x4, 16, 4, 8, load_plain, 4)  /* two-byte [B, n, 4] */
+GROUPS_FN(1x8, 8, 4, 8, load_plain, 8)   /* one-byte [B, n, 8] */
+GROUPS_FN(1x2, 8, 8, 2, load_spread, 2)  /* one-byte [B, n, 2] */
+GROUPS_FN(1x3, 8, 8, 3, load_spread, 3)  /* one-byte [B, n, 3] */
+GROUPS_FN(1x5, 8, 4, 5, load_spread, 5)  /* one-byte [B, n, 5] */
+GROUPS_FN(1x6, 8, 4, 6, load_spread, 6)  /* one-byte [B, n, 6] */
+GROUPS_FN(1x7, 8, 4, 7, load_spread, 7)  /* one-byte [B, n, 7] */
+GROUPS_FN(2x3, 16, 4, 6, load_spread, 3) /* two-byte [B, n, 3] */
 
 typedef void (*groups_fn)(const char *x, uint64_t cnt, uint64_t n, keying kg, __m256i tie,
                           int64_t *o);
@@ -256,14 +298,48 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
     const char *x = xv;
     const keying kg = keying_of(p);
     const __m256i tie = _mm256_set1_epi32(p->last ? -1 : 0);
-    const uint64_t rb = p->esize * p->inner, b = 32 / rb; /* row bytes; slices a group */
-    const groups_fn fn = rb == 4         ? (p->esize == 2 ? groups16_8 : groups8_8)
-                         : p->esize == 4 ? groups32_4
-                         : p->esize == 2 ? groups16_4
-                                         : groups8_4;
-    const uint64_t n = p->n, group = 32 * n, per = b * p->inner;
+    const uint64_t rb = p->esize * p->inner, b = rb <= 4 ? 8 : 4; /* row bytes; slices a group */
+    groups_fn fn;
+    switch (p->esize * 16 + p->inner) {
+    case 2 * 16 + 2:
+        fn = groups_2x2;
+        break;
+    case 1 * 16 + 4:
+        fn = groups_1x4;
+        break;
+    case 4 * 16 + 2:
+        fn = groups_4x2;
+        break;
+    case 2 * 16 + 4:
+        fn = groups_2x4;
+        break;
+    case 1 * 16 + 8:
+        fn = groups_1x8;
+        break;
+    case 1 * 16 + 2:
+        fn = groups_1x2;
+        break;
+    case 1 * 16 + 3:
+        fn = groups_1x3;
+        break;
+    case 1 * 16 + 5:
+        fn = groups_1x5;
+        break;
+    case 1 * 16 + 6:
+        fn = groups_1x6;
+        break;
+    case 1 * 16 + 7:
+        fn = groups_1x7;
+        break;
+    default:
+        fn = groups_2x3;
+        break;
+    }
+    const uint64_t n = p->n, group = rb * n * b, per = b * p->inner;
+    /* the bytes a group's loads span: to row b - 1 of the last slice, or its end; the spread
+     * loads more */
     const uint64_t reach =
-        rb * ((b - 1) * n + (n > b ? n : b)); /* the bytes a group's loads span */
+        rb * ((b - 1) * n + (n > b ? n : b)) + (rb == 32 / b ? 0 : (uint64_t)SPREAD_PAST(rb, b));
     /* Groups whose loads stay inside the input; the rest from a padded copy. */
     uint64_t safe = left >= reach ? (left - reach) / group + 1 : 0;
     if (safe > slices / b) safe = slices / b;
@@ -300,9 +376,11 @@ static int cpu_has_avx2(void)
 
 int clmax_cpu_transposed_fits(const clmax_problem *p)
 {
-    const uint64_t rb = p->esize * p->inner;
-    return (rb == 4 || (rb == 8 && p->esize <= 4)) && p->n >= 2 &&
-           p->n * rb <= TRANSPOSED_SLICE_MAX && cpu_has_avx2();
+    const uint64_t in = p->inner;
+    const int shape = p->esize == 1   ? in >= 2 && in <= 8
+                      : p->esize == 2 ? in == 2 || in == 3 || in == 4
+                                      : p->esize == 4 && in == 2;
+    return shape && p->n >= 2 && p->n * p->esize * in <= TRANSPOSED_SLICE_MAX && cpu_has_avx2();
 }
 
 #else

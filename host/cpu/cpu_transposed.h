@@ -1,5 +1,5 @@
-/* ArgMax and ArgMin of slices whose row is one 32- or 64-bit word, eight or four slices at a time
- * transposed into vectors of rows (cpu_transposed.c). */
+/* ArgMax and ArgMin of slices of short rows, each row one 32- or 64-bit word, eight or four slices
+ * at a time transposed into vectors of rows (cpu_transposed.c). */
 #ifndef CLMAX_CPU_TRANSPOSED_H
 #define CLMAX_CPU_TRANSPOSED_H
 
@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 
-/* Whether this code takes p's slices on this CPU (AVX2): rows of 4 bytes (inner 2 of a two-byte
- * type, 4 of a one-byte type) or 8 (inner 2 of a four-byte type, 4 of a two-byte type, 8 of a
- * one-byte type), at least 2 of them and at most TRANSPOSED_SLICE_MAX bytes a slice. */
+/* Whether this code takes p's slices on this CPU (AVX2): inner 2 to 8 of a one-byte type, 2 to 4
+ * of a two-byte type, 2 of a four-byte type; at least 2 rows and at most TRANSPOSED_SLICE_MAX
+ * bytes a slice. */
 #define TRANSPOSED_SLICE_MAX 256
 int clmax_cpu_transposed_fits(const clmax_problem *p);
 
