@@ -1,30 +1,32 @@
 /* ArgMax and ArgMin on the CPU path of slices of short rows: a row of 32 bits (two-byte types
  * [B, n, 2], one-byte [B, n, 4]) or of 64 (four-byte [B, n, 2], two-byte [B, n, 4], one-byte
- * [B, n, 8]) is one word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3])
- * or 64 (one-byte [B, n, 5..7], two-byte [B, n, 3]) with zero bytes after each row, lanes whose
- * winners are dropped. A group of b slices at a time, b = 32 / the word's bytes (8 or 4): a
- * vector of b row words is loaded from each slice (rows kb to kb + b - 1), a b x b transpose of
- * the words makes them b vectors each holding one row of all b slices, and each such row vector
- * goes through the keys and a running best and row index, lane by lane (a lane: one element of
- * one slice). The indices come out in the output's order (slice, lane): widened to int64 and put
- * out through a buffer (clmax_cpu_put).
+ * [B, n, 8]) or of 128 (eight-byte [B, n, 2], four-byte [B, n, 4], two-byte [B, n, 8]) is one
+ * word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3]) or 64 (one-byte
+ * [B, n, 5..7], two-byte [B, n, 3]) with zero bytes after each row, lanes whose winners are
+ * dropped. A group of b slices at a time, b = 32 / the word's bytes (8, 4 or 2): a vector of b row
+ * words is loaded from each slice (rows kb to kb + b - 1), a b x b transpose of the words makes
+ * them b vectors each holding one row of all b slices, and each such row vector goes through the
+ * keys and a running best and row index, lane by lane (a lane: one element of one slice). The
+ * indices come out in the output's order (slice, lane): widened to int64 and put out through a
+ * buffer (clmax_cpu_put).
  *
- * Why: GCC vectorises such slices across slices only for 2, 4 or 8 rows (cpu_interleaved.c);
- * the others were dealt into rows (cpu_deal.c), each element moved on its own, then searched,
- * or packed, stacked or tiled. In turns with those (3 rounds, the order swapped, clmax-bench
- * --sweep --size=128 --backend=cpu, ratio of the limit): float16 [B, 4, 2] 0.87 -> 1.13,
- * [B, 12, 2] 0.48 -> 0.87, [B, 32, 2] 0.49 -> 0.74; uint8 [B, 2, 4] 0.35 -> 0.89, [B, 32, 4]
- * 0.33 -> 0.75; float16 [B, 3, 4] 0.66 -> 1.31, [B, 7, 4] 0.30 -> 0.60, [B, 21, 4] 0.26 ->
- * 0.48; float32 [B, 3, 2] 0.35 -> 0.70, [B, 12, 2] 0.36 -> 0.49; uint8 [B, 21, 8] 0.40 -> 0.88;
- * spread: uint8 [B, 3, 2] 0.58 -> 1.05, [B, 21, 3] 0.46 -> 0.77, [B, 32, 7] 0.39 -> 0.90,
- * float16 [B, 3, 3] 0.59 -> 1.01, [B, 21, 3] 0.40 -> 0.49. Past TRANSPOSED_SLICE_MAX bytes a
- * slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4] x0.42, float32 [B, 64, 2]
- * x0.69): b slices' rows far apart at once.
+ * Why: GCC vectorises such slices across slices only for 2, 4 or 8 rows (cpu_interleaved.c); the
+ * others were dealt into rows (cpu_deal.c), each element moved on its own, then searched, or
+ * packed, stacked or tiled. In turns with those (3 rounds, the order swapped, clmax-bench --sweep
+ * --size=128 --backend=cpu, ratio of the limit): float16 [B, 4, 2] 0.87 -> 1.13, [B, 12, 2] 0.48
+ * -> 0.87, [B, 32, 2] 0.49 -> 0.74; uint8 [B, 2, 4] 0.35 -> 0.89, [B, 32, 4] 0.33 -> 0.75; float16
+ * [B, 3, 4] 0.66 -> 1.31, [B, 7, 4] 0.30 -> 0.60, [B, 21, 4] 0.26 -> 0.48; float32 [B, 3, 2] 0.35
+ * -> 0.70, [B, 12, 2] 0.36 -> 0.49; uint8 [B, 21, 8] 0.40 -> 0.88; spread: uint8 [B, 3, 2] 0.58 ->
+ * 1.05, [B, 21, 3] 0.46 -> 0.77, [B, 32, 7] 0.39 -> 0.90, float16 [B, 3, 3] 0.59 -> 1.01,
+ * [B, 21, 3] 0.40 -> 0.49; 16-byte rows: float64 [B, 3, 2] 0.59 -> 1.05, [B, 5, 2] 0.36 -> 0.63,
+ * float32 [B, 3, 4] 0.52 -> 0.77, but float64 [B, 8..16, 2] x0.83-1.08 (TRANSPOSED_WIDE_N_MAX).
+ * Past TRANSPOSED_SLICE_MAX bytes a slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4]
+ * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once.
  *
  * Loads read b words from a slice's row kb, so that past its last row they read into the next
- * slice (those words feed transposed rows no one uses); a group whose loads would pass the
- * input's end runs from a padded copy. Past b rows, the last block starts at n - b and its rows
- * already seen are skipped, so that each row is taken once, in order. */
+ * slice (those words feed transposed rows no one uses); a group whose loads would pass the input's
+ * end runs from a padded copy. Past b rows, the last block starts at n - b and its rows already
+ * seen are skipped, so that each row is taken once, in order. */
 #include "cpu_transposed.h"
 
 #include "cpu_short.h"
@@ -48,6 +50,8 @@ typedef uint16_t vu16 __attribute__((vector_size(32)));
 typedef int16_t vs16 __attribute__((vector_size(32)));
 typedef uint32_t vu32 __attribute__((vector_size(32)));
 typedef int32_t vs32 __attribute__((vector_size(32)));
+typedef uint64_t vu64 __attribute__((vector_size(32)));
+typedef int64_t vs64 __attribute__((vector_size(32)));
 
 /* How a row vector's elements become signed keys whose order is the contract's (keys.h's keys
  * with the sign bit flipped, for AVX2's signed compares): floats through the float map, with
@@ -55,7 +59,7 @@ typedef int32_t vs32 __attribute__((vector_size(32)));
  * integers by one xor (x) that does all of that. */
 typedef struct keying {
     int floating;
-    uint32_t inf, m, x;
+    uint64_t inf, m, x;
 } keying;
 
 /* The keys of elements of W bits (T unsigned, ST signed). */
@@ -74,6 +78,7 @@ typedef struct keying {
     }
 KEY_FN(16, vu16, vs16, uint16_t, int16_t)
 KEY_FN(32, vu32, vs32, uint32_t, int32_t)
+KEY_FN(64, vu64, vs64, uint64_t, int64_t)
 
 static inline __attribute__((always_inline)) __m256i key8(__m256i r, keying kg)
 {
@@ -100,6 +105,14 @@ static inline __attribute__((always_inline)) void transpose8(__m256i *r)
     }
 }
 
+/* r[j] = the halves j of r[0..1]: a 2 x 2 transpose of 128-bit words. */
+static inline __attribute__((always_inline)) void transpose2(__m256i *r)
+{
+    const __m256i t = _mm256_permute2x128_si256(r[0], r[1], 0x20);
+    r[1] = _mm256_permute2x128_si256(r[0], r[1], 0x31);
+    r[0] = t;
+}
+
 /* r[j] = the words j of r[0..3]: a 4 x 4 transpose of 64-bit words. */
 static inline __attribute__((always_inline)) void transpose4(__m256i *r)
 {
@@ -119,6 +132,11 @@ static inline __attribute__((always_inline)) void out16(__m256i at, int64_t *o)
     _mm256_storeu_si256((__m256i *)(void *)(o + 4), _mm256_cvtepu16_epi64(_mm_srli_si128(lo, 8)));
     _mm256_storeu_si256((__m256i *)(void *)(o + 8), _mm256_cvtepu16_epi64(hi));
     _mm256_storeu_si256((__m256i *)(void *)(o + 12), _mm256_cvtepu16_epi64(_mm_srli_si128(hi, 8)));
+}
+
+static inline __attribute__((always_inline)) void out64(__m256i at, int64_t *o)
+{
+    _mm256_storeu_si256((__m256i *)(void *)o, at);
 }
 
 static inline __attribute__((always_inline)) void out32(__m256i at, int64_t *o)
@@ -141,6 +159,10 @@ static inline __attribute__((always_inline)) void out8(__m256i at, int64_t *o)
     _mm256_storeu_si256((__m256i *)(void *)(o + 28), _mm256_cvtepu8_epi64(_mm_srli_si128(hi, 12)));
 }
 
+static inline __attribute__((always_inline)) __m256i set1_64(uint64_t k)
+{
+    return _mm256_set1_epi64x((long long)k);
+}
 static inline __attribute__((always_inline)) __m256i set1_32(uint64_t k)
 {
     return _mm256_set1_epi32((int)k);
@@ -204,7 +226,7 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
                 const __m256i up =                                                                 \
                     _mm256_or_si256(_mm256_cmpgt_epi##W(key, best),                                \
                                     _mm256_and_si256(tie, _mm256_cmpeq_epi##W(key, best)));        \
-                best = _mm256_max_epi##W(best, key);                                               \
+                best = _mm256_blendv_epi8(best, key, up);                                          \
                 at = _mm256_blendv_epi8(at, set1_##W(kb + j), up);                                 \
             }                                                                                      \
         }                                                                                          \
@@ -253,6 +275,9 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
 GROUPS_FN(2x2, 16, 8, 4, load_plain, 2)  /* two-byte [B, n, 2] */
 GROUPS_FN(1x4, 8, 8, 4, load_plain, 4)   /* one-byte [B, n, 4] */
 GROUPS_FN(4x2, 32, 4, 8, load_plain, 2)  /* four-byte [B, n, 2] */
+GROUPS_FN(8x2, 64, 2, 16, load_plain, 2) /* eight-byte [B, n, 2] */
+GROUPS_FN(4x4, 32, 2, 16, load_plain, 4) /* four-byte [B, n, 4] */
+GROUPS_FN(2x8, 16, 2, 16, load_plain, 8) /* two-byte [B, n, 8] */
 GROUPS_FN(2x4, 16, 4, 8, load_plain, 4)  /* two-byte [B, n, 4] */
 GROUPS_FN(1x8, 8, 4, 8, load_plain, 8)   /* one-byte [B, n, 8] */
 GROUPS_FN(1x2, 8, 8, 2, load_spread, 2)  /* one-byte [B, n, 2] */
@@ -272,21 +297,24 @@ static keying keying_of(const clmax_problem *p)
     case CLMAX_TYPE_FLOAT16:
     case CLMAX_TYPE_BFLOAT16:
     case CLMAX_TYPE_FLOAT32:
+    case CLMAX_TYPE_FLOAT64:
         kg.floating = 1;
         kg.inf = p->type == CLMAX_TYPE_FLOAT16    ? 0x7C00u
                  : p->type == CLMAX_TYPE_BFLOAT16 ? 0x7F80u
-                                                  : 0x7F800000u;
-        kg.m = p->min ? 0xFFFFFFFFu : 0;
+                 : p->type == CLMAX_TYPE_FLOAT32  ? 0x7F800000u
+                                                  : 0x7FF0000000000000ull;
+        kg.m = p->min ? ~0ull : 0;
         break;
     case CLMAX_TYPE_UINT8: /* unsigned: the sign flipped; ArgMin: all but it */
     case CLMAX_TYPE_UINT16:
-    case CLMAX_TYPE_UINT32: {
-        const uint32_t sign = 1u << (8 * p->esize - 1);
+    case CLMAX_TYPE_UINT32:
+    case CLMAX_TYPE_UINT64: {
+        const uint64_t sign = 1ull << (8 * p->esize - 1);
         kg.x = p->min ? sign - 1 : sign;
         break;
     }
     default: /* signed: as they are; ArgMin: all bits flipped */
-        kg.x = p->min ? 0xFFFFFFFFu : 0;
+        kg.x = p->min ? ~0ull : 0;
         break;
     }
     return kg;
@@ -298,7 +326,9 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
     const char *x = xv;
     const keying kg = keying_of(p);
     const __m256i tie = _mm256_set1_epi32(p->last ? -1 : 0);
-    const uint64_t rb = p->esize * p->inner, b = rb <= 4 ? 8 : 4; /* row bytes; slices a group */
+    const uint64_t rb = p->esize * p->inner, b = rb <= 4   ? 8
+                                                 : rb <= 8 ? 4
+                                                           : 2; /* row bytes; slices a group */
     groups_fn fn;
     switch (p->esize * 16 + p->inner) {
     case 2 * 16 + 2:
@@ -309,6 +339,15 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
         break;
     case 4 * 16 + 2:
         fn = groups_4x2;
+        break;
+    case 8 * 16 + 2:
+        fn = groups_8x2;
+        break;
+    case 4 * 16 + 4:
+        fn = groups_4x4;
+        break;
+    case 2 * 16 + 8:
+        fn = groups_2x8;
         break;
     case 2 * 16 + 4:
         fn = groups_2x4;
@@ -378,9 +417,12 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
 {
     const uint64_t in = p->inner;
     const int shape = p->esize == 1   ? in >= 2 && in <= 8
-                      : p->esize == 2 ? in == 2 || in == 3 || in == 4
-                                      : p->esize == 4 && in == 2;
-    return shape && p->n >= 2 && p->n * p->esize * in <= TRANSPOSED_SLICE_MAX && cpu_has_avx2();
+                      : p->esize == 2 ? (in >= 2 && in <= 4) || in == 8
+                      : p->esize == 4 ? in == 2 || in == 4
+                                      : in == 2;
+    const uint64_t rb = p->esize * in;
+    return shape && p->n >= 2 && p->n * rb <= TRANSPOSED_SLICE_MAX &&
+           (rb < 16 || p->n <= TRANSPOSED_WIDE_N_MAX) && cpu_has_avx2();
 }
 
 #else
