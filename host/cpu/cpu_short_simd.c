@@ -21,6 +21,8 @@
 
 #include <immintrin.h>
 
+#include "cpu_vec.h"
+
 /* Rows of 1 KiB at most: 8-byte rows of more ran faster in the lanes code (dealt slices,
  * cpu_deal.c) or as long rows. */
 #define MAX_VECTORS 32
@@ -30,15 +32,6 @@
 
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi,lzcnt")
-
-typedef uint8_t vu8 __attribute__((vector_size(32)));
-typedef int8_t vs8 __attribute__((vector_size(32)));
-typedef uint16_t vu16 __attribute__((vector_size(32)));
-typedef int16_t vs16 __attribute__((vector_size(32)));
-typedef uint32_t vu32 __attribute__((vector_size(32)));
-typedef int32_t vs32 __attribute__((vector_size(32)));
-typedef uint64_t vu64 __attribute__((vector_size(32)));
-typedef int64_t vs64 __attribute__((vector_size(32)));
 
 /* ---- Keys, as in keys.h, lane by lane ------------------------------------------------------- */
 

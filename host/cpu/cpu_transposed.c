@@ -38,20 +38,13 @@
 
 #include <immintrin.h>
 
+#include "cpu_vec.h"
+
 #define CHUNK 64 /* groups whose winners go through the buffer at a time */
 #define PAD_BYTES (8 * TRANSPOSED_SLICE_MAX + 64) /* a group's loads' span, at most */
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
-
-typedef uint8_t vu8 __attribute__((vector_size(32)));
-typedef int8_t vs8 __attribute__((vector_size(32)));
-typedef uint16_t vu16 __attribute__((vector_size(32)));
-typedef int16_t vs16 __attribute__((vector_size(32)));
-typedef uint32_t vu32 __attribute__((vector_size(32)));
-typedef int32_t vs32 __attribute__((vector_size(32)));
-typedef uint64_t vu64 __attribute__((vector_size(32)));
-typedef int64_t vs64 __attribute__((vector_size(32)));
 
 /* How a row vector's elements become signed keys whose order is the contract's (keys.h's keys
  * with the sign bit flipped, for AVX2's signed compares): floats through the float map, with
