@@ -134,7 +134,7 @@ typedef struct job {
     type_fns fn;
     int deal;        /* whole slices run dealt into rows (cpu_deal.c) */
     int interleaved; /* whole slices vectorised across slices (cpu_interleaved.c) */
-    int transposed;  /* whole slices of 32-bit rows, transposed (cpu_transposed.c) */
+    int transposed;  /* whole slices of short rows, transposed (cpu_transposed.c) */
     int stacked; /* whole slices run by their rows stacked from the first lane (cpu_stacked.c) */
     int tile;    /* whole slices run as a tile's columns (cpu_tile.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
@@ -449,8 +449,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     /* Across slices ran faster for float [B, 2, 2] (x0.73 transposed, 5 rounds, in turns) and
      * rows of 16 bytes (float64 [B, 8, 2] x0.83) */
     jb.transposed = clmax_cpu_transposed_fits(p) &&
-                    !(jb.interleaved && (p->n == 2 || p->inner * p->esize == 16)) &&
-                    !getenv("CLMAX_TT");
+                    !(jb.interleaved && (p->n == 2 || p->inner * p->esize == 16));
     jb.stacked = stacked_fits(p);
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
     jb.tile = jb.packed == NULL && tile_fits(p);
