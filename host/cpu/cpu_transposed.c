@@ -194,11 +194,12 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
                                _mm256_load_si256((const __m256i *)(const void *)spread));
 }
 
-/* One group of B slices of n rows from x (bytes; every load inside the input) into o: rows of
- * 32 / B bytes, B of them a block, transposed by transpose##B; lanes of W bits, keyed by key##W;
- * the running best by the signed max, the row index where a row's key is larger (or equal, with
- * tie all ones: the last index rule). n a constant where the caller can make it one, so that the
- * rows' loop unrolls and the transposed rows stay in registers. */
+/* One group of B slices of n rows from x (bytes; every load inside the input) into o: rows of RB
+ * bytes read by LOAD as words of 32 / B bytes, B of them a block, transposed by transpose##B;
+ * lanes of W bits, keyed by key##W; the running best and the row index taken where a row's key
+ * is larger (or equal, with tie all ones: the last index rule), by blends (AVX2 has no 64-bit
+ * max); KEEP lanes of each slice's 256 / W / B go out. n a constant where the caller can make it
+ * one, so that the rows' loop unrolls and the transposed rows stay in registers. */
 #define GROUP_FN(NAME, W, B, RB, LOAD, KEEP)                                                       \
     static inline __attribute__((always_inline)) void group_##NAME(                                \
         const char *x, uint64_t n, keying kg, __m256i tie, int64_t *o)                             \
@@ -234,8 +235,8 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
                 o[s * KEEP + l] = all[s * (256 / W / B) + l];                                      \
     }
 
-/* cnt groups from x into o (a group: 32 * n bytes in, 256 / W winners out), with n a constant
- * for 3, 5, 6 and 7 rows. */
+/* cnt groups from x into o (a group: RB * B * n bytes in, B * KEEP winners out), with n a
+ * constant for 3, 5, 6 and 7 rows. */
 #define GROUPS_FN(NAME, W, B, RB, LOAD, KEEP)                                                      \
     GROUP_FN(NAME, W, B, RB, LOAD, KEEP)                                                           \
     __attribute__((noinline)) static void groups_##NAME(const char *x, uint64_t cnt, uint64_t n,   \
