@@ -5,12 +5,12 @@
  * (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy; on axes of 2
  * to 12, also whole slices by their rows stacked (cpu_stacked.c), dealt, as a tile's columns
  * (cpu_tile.c: one-byte slices of 5 to 8 lanes), across slices (cpu_interleaved.c), or transposed
- * eight slices at a time (cpu_transposed.c: rows of 32 bits). A winner (floats: a NaN of either
- * sign; integers: the maximum) is planted for each lane of each slice at every one of the first 64
- * positions in turn (every place in a row of positions), at the last positions (the leftovers) and
- * at random ones, alone or tied further on; then tensors full of ties (small values, +-0) and of
- * special values. Axis lengths with and without leftovers. ArgMax and ArgMin, both tie rules, bit
- * for bit against the reference. CLMAX_TEST_SMALL: one length. */
+ * a group of slices at a time (cpu_transposed.c: rows of 2 to 16 bytes). A winner (floats: a NaN of
+ * either sign; integers: the maximum) is planted for each lane of each slice at every one of the
+ * first 64 positions in turn (every place in a row of positions), at the last positions (the
+ * leftovers) and at random ones, alone or tied further on; then tensors full of ties (small values,
+ * +-0) and of special values. Axis lengths with and without leftovers. ArgMax and ArgMin, both tie
+ * rules, bit for bit against the reference. CLMAX_TEST_SMALL: one length. */
 #include "common.h"
 
 #include <stdio.h>
@@ -20,9 +20,9 @@ static const int64_t inners[] = {2, 3, 4, 5, 6, 7, 8, 12, 24};
 /* 2 to 12: whole slices by their rows stacked (cpu_stacked.c) where their lanes fill enough
  * of a vector, else dealt or packed; float slices of 2, 4 or 8 rows of 2 or 4 lanes across
  * slices (cpu_interleaved.c); 63: eight-byte slices of 3 and 4 lanes stacked on a long
- * axis (they are taken up to 64 rows). Slices of 32-bit rows transposed (cpu_transposed.c):
- * 3, 5, 6 and 7 rows each their own code, 12, 21 and 63 a last block of 8 rows that starts
- * inside the one before. */
+ * axis (they are taken up to 64 rows). Slices of short rows transposed (cpu_transposed.c):
+ * 3, 5, 6 and 7 rows each their own code, 12, 21 and 63 a last block of rows that starts
+ * inside the one before; 6 lanes: one-byte rows spread into 8-byte words. */
 static const int64_t lengths[] = {131, 1029, 1000, 2, 4, 8, 12, 63, 3, 5, 6, 7, 21};
 
 /* The planted position of lane-slice number c (of slices * inner). */
