@@ -7,6 +7,7 @@
  * pairs to feed the threads, the axis is split into segments whose partial pairs are combined. */
 #include "backend.h"
 #include "cpu_block.h"
+#include "cpu_features.h"
 #include "cpu_kernels.h"
 #include "cpu_interleaved.h"
 #include "cpu_transposed.h"
@@ -87,27 +88,11 @@
 #define MAX_THREADS 256
 #define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
 
-/* Whether this CPU runs the 512-bit lanes (AVX-512BW and VL, as the kernel reports them). */
-static int cpu_has_lanes512(void)
-{
-#if CLMAX_LANES_512
-    static atomic_int known; /* 0: not asked yet, 1: no, 2: yes */
-    int k = atomic_load(&known);
-    if (k == 0) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? 2 : 1;
-        atomic_store(&known, k);
-    }
-    return k == 2;
-#else
-    return 0;
-#endif
-}
-
 /* Whether ctx's lanes run in 512-bit vectors: the CPU has them and CLMAX_CPU_AVX512 allows them. */
 static int lanes_wide(const clmax_context *ctx)
 {
-    return !ctx->cpu_avx512_off && cpu_has_lanes512();
+    return CLMAX_LANES_512 && !ctx->cpu_avx512_off &&
+           clmax_cpu_has(CLMAX_CPU_AVX512BW | CLMAX_CPU_AVX512VL);
 }
 
 /* The L2 cache of a core as the C library reports it (1 MiB where it does not): inputs that fit

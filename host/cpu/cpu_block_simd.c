@@ -4,12 +4,12 @@
  * (independent chains of one-cycle operations), reduced once per stretch (the figures:
  * docs/PERFORMANCE.md, "Cache-hot latency"). */
 #include "cpu_block.h"
+#include "cpu_features.h"
 #include "cpu_short.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CLMAX_NO_CLONES)
 
 #include <immintrin.h>
-#include <stdatomic.h>
 #include <string.h>
 
 /* KEEP(v): v is in a register from here on (an empty asm that may change it): the compiler then
@@ -229,17 +229,10 @@ FIND(find32_avx512, AVX512, 32, uint32_t, int32_t, 512, __m512i, _mm512, _mm512_
 FIND(find64_avx512, AVX512, 64, uint64_t, int64_t, 512, __m512i, _mm512, _mm512_set1_epi64, LOAD512,
      HITS512, 1)
 
-/* 0: not asked yet, 1: neither, 2: AVX2, 3: AVX-512BW */
+/* 1: neither, 2: AVX2, 3: AVX-512BW */
 static int simd_level(void)
 {
-    static atomic_int known;
-    int k = atomic_load_explicit(&known, memory_order_relaxed);
-    if (k == 0) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx512bw") ? 3 : __builtin_cpu_supports("avx2") ? 2 : 1;
-        atomic_store_explicit(&known, k, memory_order_relaxed);
-    }
-    return k;
+    return clmax_cpu_has(CLMAX_CPU_AVX512BW) ? 3 : clmax_cpu_has(CLMAX_CPU_AVX2) ? 2 : 1;
 }
 
 int clmax_block_extremes16(const uint16_t *x, uint64_t b, uint64_t e, int pf, uint64_t run_bytes,
@@ -301,15 +294,9 @@ FMAX_ENTRY(64, double)
 int clmax_block_fmax16(const void *x, uint64_t b, uint64_t e, int min, int wide, uint16_t *bits)
 {
 #ifdef HAVE_FMAX16
-    static atomic_int fp16; /* 0: not asked yet, 1: no, 2: yes */
-    int k = atomic_load_explicit(&fp16, memory_order_relaxed);
-    if (k == 0) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx512fp16") ? 2 : 1;
-        atomic_store_explicit(&fp16, k, memory_order_relaxed);
-    }
     const unsigned csr = _mm_getcsr();
-    if (!wide || k != 2 || simd_level() < 3 || (csr & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK)
+    if (!wide || !clmax_cpu_has(CLMAX_CPU_AVX512FP16) || simd_level() < 3 ||
+        (csr & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK)
         return 0;
     *bits = (min ? fmin16 : fmax16)((const _Float16 *)x, b, e);
     return 1;

@@ -15,6 +15,7 @@
  * for each nv, fully unrolled: a branch on the data would be a mispredict per row. float32 rows of
  * up to 4 vectors skip the keys in the default floating-point mode (frows_*). The scalar loop in
  * cpu_backend.c keeps the rows whose last vector would read past the readable end of the input. */
+#include "cpu_features.h"
 #include "cpu_short.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -609,9 +610,7 @@ DEFINE_SHORT(f64_min, 8, vmkey_f64, 2, drows_min, pairs_f64_min)
 
 clmax_short_simd_fn clmax_cpu_short_simd(clmax_type type, int min)
 {
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi") ||
-        !__builtin_cpu_supports("abm"))
-        return NULL;
+    if (!clmax_cpu_has(CLMAX_CPU_AVX2 | CLMAX_CPU_BMI_ABM)) return NULL;
 #define PICK(name) return min ? short_##name##_min : short_##name
     switch (type) {
     case CLMAX_TYPE_UINT8:

@@ -29,9 +29,9 @@
  * seen are skipped, so that each row is taken once, in order. */
 #include "cpu_transposed.h"
 
+#include "cpu_features.h"
 #include "cpu_short.h"
 
-#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -394,19 +394,6 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
 
 #pragma GCC pop_options
 
-/* Compiled for any x86-64: asked before the AVX2 code runs. */
-static int cpu_has_avx2(void)
-{
-    static atomic_int known; /* 0: not asked yet, 1: no, 2: yes */
-    int k = atomic_load(&known);
-    if (k == 0) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx2") ? 2 : 1;
-        atomic_store(&known, k);
-    }
-    return k == 2;
-}
-
 int clmax_cpu_transposed_fits(const clmax_problem *p)
 {
     const uint64_t in = p->inner;
@@ -416,7 +403,7 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
                                       : in == 2;
     const uint64_t rb = p->esize * in;
     return shape && p->n >= 2 && p->n * rb <= TRANSPOSED_SLICE_MAX &&
-           (rb < 16 || p->n <= TRANSPOSED_WIDE_N_MAX) && cpu_has_avx2();
+           (rb < 16 || p->n <= TRANSPOSED_WIDE_N_MAX) && clmax_cpu_has(CLMAX_CPU_AVX2);
 }
 
 #else
