@@ -36,33 +36,22 @@
 
 /* ---- Keys, as in keys.h, lane by lane ------------------------------------------------------- */
 
-/* Floats: both zeros become +0; sign set -> ~u, else u with the sign set; NaN -> all ones. */
-#define VFLOAT_KEY(VU, VS, u, BITS, SIGN, ABS, INF)                                                \
-    do {                                                                                           \
-        VU a_ = (u) & (ABS);                                                                       \
-        VU v_ = (u) & (VU)(a_ != 0);                                                               \
-        VU k_ = v_ ^ ((VU)((VS)v_ >> ((BITS)-1)) | (SIGN));                                        \
-        return (__m256i)(k_ | (VU)((VS)a_ > (INF)));                                               \
-    } while (0)
-/* ArgMin: the order reversed, the NaN key (all ones) kept largest. */
-#define VMIN_FLOAT_KEY(VU, T, k) ((__m256i)(~(VU)(k) | (VU)((VU)(k) == (T) ~(T)0)))
-
+/* Floats: cpu_vec.h's keys. */
 static inline __m256i vkey_f16(__m256i x)
 {
-    VFLOAT_KEY(vu16, vs16, (vu16)x, 16, 0x8000, 0x7FFF, 0x7C00);
+    return (__m256i)CLMAX_VFLOAT_KEY(vu16, vs16, uint16_t, (vu16)x, 0x7C00);
 }
 static inline __m256i vkey_bf16(__m256i x)
 {
-    VFLOAT_KEY(vu16, vs16, (vu16)x, 16, 0x8000, 0x7FFF, 0x7F80);
+    return (__m256i)CLMAX_VFLOAT_KEY(vu16, vs16, uint16_t, (vu16)x, 0x7F80);
 }
 static inline __m256i vkey_f32(__m256i x)
 {
-    VFLOAT_KEY(vu32, vs32, (vu32)x, 32, 0x80000000u, 0x7FFFFFFF, 0x7F800000);
+    return (__m256i)CLMAX_VFLOAT_KEY(vu32, vs32, uint32_t, (vu32)x, 0x7F800000);
 }
 static inline __m256i vkey_f64(__m256i x)
 {
-    VFLOAT_KEY(vu64, vs64, (vu64)x, 64, 0x8000000000000000ull, 0x7FFFFFFFFFFFFFFFll,
-               0x7FF0000000000000ll);
+    return (__m256i)CLMAX_VFLOAT_KEY(vu64, vs64, uint64_t, (vu64)x, 0x7FF0000000000000ll);
 }
 static inline __m256i vkey_u(__m256i x)
 {
@@ -106,19 +95,19 @@ static inline __m256i vmkey_i64(__m256i x)
 }
 static inline __m256i vmkey_f16(__m256i x)
 {
-    return VMIN_FLOAT_KEY(vu16, uint16_t, vkey_f16(x));
+    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu16, uint16_t, vkey_f16(x));
 }
 static inline __m256i vmkey_bf16(__m256i x)
 {
-    return VMIN_FLOAT_KEY(vu16, uint16_t, vkey_bf16(x));
+    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu16, uint16_t, vkey_bf16(x));
 }
 static inline __m256i vmkey_f32(__m256i x)
 {
-    return VMIN_FLOAT_KEY(vu32, uint32_t, vkey_f32(x));
+    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu32, uint32_t, vkey_f32(x));
 }
 static inline __m256i vmkey_f64(__m256i x)
 {
-    return VMIN_FLOAT_KEY(vu64, uint64_t, vkey_f64(x));
+    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu64, uint64_t, vkey_f64(x));
 }
 
 /* ---- Unsigned max, its broadcast over a vector, equality, per key width --------------------- */

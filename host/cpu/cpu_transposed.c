@@ -60,14 +60,10 @@ typedef struct keying {
     static inline __attribute__((always_inline)) __m256i key##W(__m256i r, keying kg)              \
     {                                                                                              \
         const VU u = (VU)r;                                                                        \
-        const T sign = (T)((T)1 << (W - 1));                                                       \
         if (!kg.floating) return (__m256i)(u ^ (T)kg.x);                                           \
-        const VU a = u & (T)(sign - 1);                                                            \
-        const VU v = u & (VU)(a != 0);                                                             \
-        VU k = v ^ ((VU)((VS)v >> (W - 1)) | sign);                                                \
-        k |= (VU)((VS)a > (ST)kg.inf);                                                             \
+        VU k = CLMAX_VFLOAT_KEY(VU, VS, T, u, (ST)kg.inf);                                         \
         k = (k ^ (T)kg.m) | ((T)kg.m & (VU)(k == (T) ~(T)0));                                      \
-        return (__m256i)(k ^ sign);                                                                \
+        return (__m256i)(k ^ (T)((T)1 << (W - 1)));                                                \
     }
 KEY_FN(16, vu16, vs16, uint16_t, int16_t)
 KEY_FN(32, vu32, vs32, uint32_t, int32_t)
