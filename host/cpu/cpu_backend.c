@@ -139,17 +139,18 @@ static int few_fits(const clmax_problem *p)
     return p->inner >= 2 && p->inner * p->esize < FEW_LINE;
 }
 
-/* Slices for the packed words (cpu_packed.c), where they have at least PACK_STEPS steps of 32
- * elements: under that the per-slice work (a max over a step's rows, the winners' writes) lost to
- * the dealt rows (cpu_deal.c: uint8 [B, 128, 2] 0.46 dealt, 0.29 packed), which one-byte slices of
- * up to 7 lanes keep to 16 steps; one-byte slices of up to 7 lanes on axes up to PACK_N8, past
- * which the few-lane rows ran as fast; four-byte types in 512-bit vectors only, whose 64-bit
- * words' max AVX2 lacks (float32 [B, 1000, 2] 0.96 -> 0.44 in AVX2, 0.88 -> 0.98 in AVX-512).
- * In turns on this machine: uint8 [B, 256, 7] 0.16 -> 0.49 of the limit, float16 0.23 -> 0.68,
- * float32 0.21 -> 0.83. Four-byte slices of 2 and 4 lanes (no lane wasted in a step) from 4 steps:
- * against the dealt rows, in turns (3 rounds, the order swapped, clmax-bench --sweep --size=128)
- * float32 [B, 64, 2] 0.42 -> 0.55, [B, 32, 4] 0.49 -> 0.59; at 3 steps [B, 48, 2] x1.07 but
- * [B, 21, 4] x0.83, at 2 x0.59-0.89 (one process); float16 [B, 21..48, 2..4] x0.77-0.99 at 3. */
+/* Slices for the packed words (cpu_packed.c), of those the transposed slices leave (see
+ * run_unit), where they have at least PACK_STEPS steps of 32 elements: under that the per-slice
+ * work (a max over a step's rows, the winners' writes) lost to the dealt rows (cpu_deal.c: uint8
+ * [B, 128, 2] 0.46 dealt, 0.29 packed), which one-byte slices of up to 7 lanes keep to 16 steps;
+ * one-byte slices of up to 7 lanes on axes up to PACK_N8, past which the few-lane rows ran as fast;
+ * four-byte types in 512-bit vectors only, whose 64-bit words' max AVX2 lacks (float32 [B, 1000, 2]
+ * 0.96 -> 0.44 in AVX2, 0.88 -> 0.98 in AVX-512). In turns on this machine: uint8 [B, 256, 7] 0.16
+ * -> 0.49 of the limit, float16 0.23 -> 0.68, float32 0.21 -> 0.83. Four-byte slices of 2 and 4
+ * lanes (no lane wasted in a step) from 4 steps: against the dealt rows, in turns (3 rounds, the
+ * order swapped, clmax-bench --sweep --size=128) float32 [B, 64, 2] 0.42 -> 0.55, [B, 32, 4] 0.49
+ * -> 0.59; at 3 steps [B, 48, 2] x1.07 but [B, 21, 4] x0.83, at 2 x0.59-0.89 (one process); float16
+ * [B, 21..48, 2..4] x0.77-0.99 at 3. */
 #define PACK_STEPS(esize, inner)                                                                   \
     ((esize) == 4 && ((inner) == 2 || (inner) == 4) ? 4u                                           \
      : (esize) >= 2                                 ? 5u                                           \
@@ -165,16 +166,16 @@ static int packed_fits(const clmax_problem *p, int wide)
     return p->esize >= 2 || p->inner >= 8 || p->n <= PACK_N8;
 }
 
-/* Slices for the stacked rows (cpu_stacked.c): each row of a slice costs nv vectors of VW
- * lanes for its `inner`, a waste w = nv * VW / inner, against the dealt, packed or one-byte
- * slices' code. Measured with each forced, in turns, 3 rounds (128 MiB, n 2-32, inner 2-16):
- * stacked won with 5 to 16 lanes on axes up to 16 (float16 [B, 2..8, 8..12] 0.05-0.08 -> 0.47-1.14,
- * [B, 4..16, 5..7] 0.27-0.38 -> 0.43-0.82; float32 [B, 8, 3..16] 0.16-0.46 -> 0.61-1.29), with 3
- * and 4 lanes on axes up to about 24 / w, never with 2; four-byte slices of 12 lanes or more
- * only up to 8 rows, two-byte ones of 16 up to 12 (Hardmax through their winners lost past
- * that); eight-byte slices as STACK_N8 says. One-byte slices of 24 to 48
- * lanes and two-byte ones of 24 ran 0.13-0.31 of the limit before, 0.55-1.27 here on axes up to
- * 32; one-byte ones of 8 to 16 lanes at 0.03-0.13 up to the packed words' axes. */
+/* Slices for the stacked rows (cpu_stacked.c), of those the transposed slices leave: each row of a
+ * slice costs nv vectors of VW lanes for its `inner`, a waste w = nv * VW / inner, against the
+ * dealt, packed or one-byte slices' code. Measured with each forced, in turns, 3 rounds (128 MiB, n
+ * 2-32, inner 2-16): stacked won with 5 to 16 lanes on axes up to 16 (float16 [B, 2..8, 8..12]
+ * 0.05-0.08 -> 0.47-1.14, [B, 4..16, 5..7] 0.27-0.38 -> 0.43-0.82; float32 [B, 8, 3..16] 0.16-0.46
+ * -> 0.61-1.29), with 3 and 4 lanes on axes up to about 24 / w, never with 2; four-byte slices of
+ * 12 lanes or more only up to 8 rows, two-byte ones of 16 up to 12 (Hardmax through their winners
+ * lost past that); eight-byte slices as STACK_N8 says. One-byte slices of 24 to 48 lanes and
+ * two-byte ones of 24 ran 0.13-0.31 of the limit before, 0.55-1.27 here on axes up to 32; one-byte
+ * ones of 8 to 16 lanes at 0.03-0.13 up to the packed words' axes. */
 static int stacked_fits(const clmax_problem *p)
 {
     const uint64_t vw = STACK_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
@@ -194,7 +195,8 @@ static int stacked_fits(const clmax_problem *p)
     }
 }
 
-/* Slices for the tile (cpu_tile.c), where the packed words do not take them: one-byte slices of
+/* Slices for the tile (cpu_tile.c), where the transposed slices and the packed words do not
+ * take them: one-byte slices of
  * 5 to 7 lanes, which the dealt rows copy padded and the stacked rows read a vector a row for,
  * and of 8 lanes on axes up to TILE_N8. In turns with those (5 rounds, 128 MiB, ms): uint8
  * [B, 5..21, 5..7] x1.23-2.31, [B, 2, 5..6] x1.25-1.28, [B, 48, 5..6] x1.40-1.60, [B, 4..16, 8]
@@ -332,7 +334,11 @@ static void run_unit(job *jb, uint64_t u, int t)
                               jb->idx + o0 + done);
         return;
     }
-    if (jb->transposed && jb->nseg == 1) { /* ahead of the rest: x1.3-2.7 on their shapes */
+    /* Whole slices, the codes in the order tried. The transposed slices came last and take the
+     * short ones first (x1.3-2.7 on their shapes); the figures of the fits functions below them
+     * were measured before, and still choose where the transposed slices do not fit: slices past
+     * TRANSPOSED_SLICE_MAX bytes, other `inner`s, and CPUs without AVX2. */
+    if (jb->transposed && jb->nseg == 1) {
         const uint64_t sl = p->n * p->inner * p->esize;
         clmax_cpu_transposed(p, jb->x + o0 * sl, o1 - o0, (p->outer - o0) * sl, jb->stream,
                              jb->idx + o0 * p->inner);
