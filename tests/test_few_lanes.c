@@ -4,17 +4,20 @@
  * and two-byte types (four-byte ones where the lanes run 512-bit vectors), as one stream of packed
  * (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy; on axes of 2
  * to 12, also whole slices by their rows stacked (cpu_stacked.c), dealt, as a tile's columns
- * (cpu_tile.c: one-byte slices of 5 to 8 lanes), across slices (cpu_interleaved.c), or transposed
- * a group of slices at a time (cpu_transposed.c: rows of 2 to 16 bytes). A winner (floats: a NaN of
+ * (cpu_tile.c: one-byte slices of 5 to 8 lanes), across slices (cpu_interleaved.c), transposed
+ * a group of slices at a time (cpu_transposed.c: rows of 2 to 16 bytes), or, one-byte slices of
+ * 256 bytes or more, as one stream of vectors (cpu_bytelanes.c). A winner (floats: a NaN of
  * either sign; integers: the maximum) is planted for each lane of each slice at every one of the
  * first 64 positions in turn (every place in a row of positions), at the last positions (the
  * leftovers) and at random ones, alone or tied further on; then tensors full of ties (small values,
- * +-0) and of special values. Axis lengths with and without leftovers. ArgMax and ArgMin, both tie
- * rules, bit for bit against the reference. CLMAX_TEST_SMALL: three lengths. */
+ * +-0), of special values and of one byte everywhere. Axis lengths with and without leftovers.
+ * ArgMax and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: three
+ * lengths. */
 #include "common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const int64_t inners[] = {2, 3, 4, 5, 6, 7, 8, 12, 24};
 /* 2 to 12: whole slices by their rows stacked (cpu_stacked.c) where their lanes fill enough
@@ -67,6 +70,14 @@ static void run_shape(clmax_context *ctx, clmax_type type, uint64_t n, uint64_t 
         snprintf(what, sizeof what, "few lanes, %s", fill_mode_str(modes[m]));
         check_tie_rules(ctx, what, &d, x, 1);
     }
+    /* constant bytes: every element one value, among them each one-byte type's smallest and
+     * largest (the keys 0 of ArgMax and ArgMin, which a padded load's zeros must not beat) */
+    static const int bytes[] = {0x00, 0xFF, 0x80, 0x7F};
+    for (size_t b = 0; b < sizeof bytes / sizeof bytes[0]; b++) {
+        memset(x, bytes[b], count * esize);
+        snprintf(what, sizeof what, "few lanes, every byte 0x%02X", bytes[b]);
+        check_tie_rules(ctx, what, &d, x, 1);
+    }
     free(x);
 }
 
@@ -86,6 +97,12 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
                 run_shape(ctx, type, n, inner,
                           (n < 100 ? (3000 / (n * inner) + 47) / 8 * 8 : 40) + extra, &rng);
         }
+    }
+    /* one-byte slices of 257 vectors (cpu_bytelanes.c: a run of 256, then the last alone; 16
+     * rows a vector of 2 lanes, 10 of 3) */
+    if (ref_type_size(type) == 1 && !test_small()) {
+        run_shape(ctx, type, 16 * 256 + 1, 2, 9, &rng);
+        run_shape(ctx, type, 10 * 256 + 1, 3, 9, &rng);
     }
     clmax_context_destroy(ctx);
 }
