@@ -5,10 +5,10 @@
  * (key, row) words (cpu_packed.c), whose last step in the tensor is read from a copy; on axes of 2
  * to 12, also whole slices by their rows stacked (cpu_stacked.c), dealt, as a tile's columns
  * (cpu_tile.c: one-byte slices of 5 to 8 lanes), across slices (cpu_interleaved.c), transposed
- * a group of slices at a time (cpu_transposed.c: rows of 2 to 16 bytes), or, one-byte slices of
- * 256 bytes or more, as one stream of vectors (cpu_bytelanes.c). A winner (floats: a NaN of
- * either sign; integers: the maximum) is planted for each lane of each slice at every one of the
- * first 64 positions in turn (every place in a row of positions), at the last positions (the
+ * a group of slices at a time (cpu_transposed.c: rows of 2 to 16 bytes), or, one- and two-byte
+ * slices of 256 bytes or more, as one stream of vectors (cpu_streamlanes.c). A winner (floats: a
+ * NaN of either sign; integers: the maximum) is planted for each lane of each slice at every one of
+ * the first 64 positions in turn (every place in a row of positions), at the last positions (the
  * leftovers) and at random ones, alone or tied further on; then tensors full of ties (small values,
  * +-0), of special values and of one byte everywhere. Axis lengths with and without leftovers.
  * ArgMax and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: three
@@ -98,11 +98,12 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
                           (n < 100 ? (3000 / (n * inner) + 47) / 8 * 8 : 40) + extra, &rng);
         }
     }
-    /* one-byte slices of 257 vectors (cpu_bytelanes.c: a run of 256, then the last alone; 16
-     * rows a vector of 2 lanes, 10 of 3) */
-    if (ref_type_size(type) == 1 && !test_small()) {
-        run_shape(ctx, type, 16 * 256 + 1, 2, 9, &rng);
-        run_shape(ctx, type, 10 * 256 + 1, 3, 9, &rng);
+    /* one- and two-byte slices of 257 vectors (cpu_streamlanes.c: a run of 256, then the last
+     * alone; 32 / esize / inner whole rows a vector) */
+    const uint64_t es = ref_type_size(type);
+    if (es <= 2 && !test_small()) {
+        run_shape(ctx, type, 32 / es / 2 * 256 + 1, 2, 9, &rng);
+        run_shape(ctx, type, 32 / es / 3 * 256 + 1, 3, 9, &rng);
     }
     clmax_context_destroy(ctx);
 }
