@@ -1,4 +1,4 @@
-/* ArgMax and ArgMin of one- and two-byte slices of few lanes: each slice read as one stream of
+/* ArgMax and ArgMin of slices of few lanes: each slice read as one stream of
  * vectors, a running best and load number per vector position, folded into the lanes' winners
  * (cpu_streamlanes.c). */
 #ifndef CLMAX_CPU_STREAMLANES_H
@@ -8,14 +8,14 @@
 
 #include <stdint.h>
 
-/* Whether this code takes p's slices on this CPU (AVX2): one- and two-byte types, 2 lanes to
- * STREAMLANES_BYTES_MAX bytes of them; one-byte slices of at least STREAMLANES_SLICE_MIN bytes
- * (the transposed slices, tried first, take theirs up to 256 bytes), two-byte ones on axes of at
- * least STREAMLANES_N2_MIN (float16 [B, 32..100, 3..16] ran x0.68-0.96 here, against the packed
- * words and the few-lane rows; [B, 256..4096, 2..16] x0.97-1.17, [B, 65536, 2..7] x1.14-1.48). */
-#define STREAMLANES_BYTES_MAX 32
+/* Whether this code takes p's slices on this CPU (AVX2): one-byte slices of 2 to 32 lanes of at
+ * least STREAMLANES_SLICE_MIN bytes (the transposed slices, tried first, take theirs up to 256
+ * bytes); two-byte slices of 2 to 16 lanes and four-byte ones of 2 on axes of at least
+ * STREAMLANES_N_MIN (float16 [B, 32..100, 3..16] ran x0.68-0.96 here, against the packed words
+ * and the few-lane rows; [B, 256..4096, 2..16] x0.97-1.17, [B, 65536, 2..7] x1.14-1.48);
+ * eight-byte ones of 2 and 4 lanes from STREAMLANES_SLICE_MIN bytes. */
 #define STREAMLANES_SLICE_MIN 256
-#define STREAMLANES_N2_MIN 256
+#define STREAMLANES_N_MIN 256
 int clmax_cpu_streamlanes_fits(const clmax_problem *p);
 
 /* The winners of `slices` whole slices of p's shape from x into out (slices * inner of them;
