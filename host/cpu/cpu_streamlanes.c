@@ -57,30 +57,28 @@ typedef struct shape {
     unsigned inner, P, rows; /* lanes; elements a load: rows whole rows */
     uint64_t loads, tail;    /* a slice's loads, the last one's elements (1..P, whole rows) */
     __m256i flip;     /* integer keys: the elements xor flip (signed: the sign; ArgMin: all bits) */
-    __m256i inf, m;   /* float16 and bfloat16 keys: the infinity's bits; ArgMin: all ones */
+    __m256i inf, m;   /* float keys: the infinity's bits; ArgMin: all ones */
     __m256i tail_ok;  /* the last load's positions that count */
     uint8_t jrow[32]; /* position j's row in its load */
 } shape;
 
-/* The keys of a vector of E-byte elements (fl: float16 or bfloat16, keys.h's map, ArgMin's order
- * reversed with NaN kept largest; else integers, one xor). */
+/* The keys of a vector of E-byte elements (fl: floats, keys.h's map, ArgMin's order reversed with
+ * NaN kept largest; else integers, one xor). */
 static inline __attribute__((always_inline)) __m256i keys(const shape *sh, __m256i v, int E, int fl)
 {
     if (!fl) return _mm256_xor_si256(v, sh->flip);
-    if (E == 2) {
-        vu16 k = CLMAX_VFLOAT_KEY(vu16, vs16, uint16_t, (vu16)v, (vs16)sh->inf);
-        const vu16 m = (vu16)sh->m;
-        return (__m256i)((k ^ m) | (m & (vu16)(k == (uint16_t)0xFFFF)));
-    }
-    if (E == 4) {
-        vu32 k = CLMAX_VFLOAT_KEY(vu32, vs32, uint32_t, (vu32)v, (vs32)sh->inf);
-        const vu32 m = (vu32)sh->m;
-        return (__m256i)((k ^ m) | (m & (vu32)(k == 0xFFFFFFFFu)));
-    }
+    if (E == 2)
+        return (__m256i)CLMAX_VFLOAT_KEY_FOR(
+            vu16, uint16_t, CLMAX_VFLOAT_KEY(vu16, vs16, uint16_t, (vu16)v, (vs16)sh->inf),
+            (vu16)sh->m);
+    if (E == 4)
+        return (__m256i)CLMAX_VFLOAT_KEY_FOR(
+            vu32, uint32_t, CLMAX_VFLOAT_KEY(vu32, vs32, uint32_t, (vu32)v, (vs32)sh->inf),
+            (vu32)sh->m);
     /* eight-byte keys with the sign flipped, for AVX2's signed 64-bit compare */
-    vu64 k = CLMAX_VFLOAT_KEY(vu64, vs64, uint64_t, (vu64)v, (vs64)sh->inf);
-    const vu64 m = (vu64)sh->m;
-    k = (k ^ m) | (m & (vu64)(k == ~0ull));
+    const vu64 k = CLMAX_VFLOAT_KEY_FOR(
+        vu64, uint64_t, CLMAX_VFLOAT_KEY(vu64, vs64, uint64_t, (vu64)v, (vs64)sh->inf),
+        (vu64)sh->m);
     return (__m256i)(k ^ 0x8000000000000000ull);
 }
 
@@ -131,7 +129,6 @@ static inline __attribute__((always_inline)) void take(__m256i v, __m256i kv, __
 static inline __attribute__((always_inline)) void words(__m256i best, __m256i at, int E, int last,
                                                         uint32_t *w)
 {
-    __m256i lo, hi;
     if (E == 1) {
         const __m256i pos = _mm256_xor_si256(
             _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
@@ -144,12 +141,10 @@ static inline __attribute__((always_inline)) void words(__m256i best, __m256i at
         /* in each 128-bit half: positions 0-3, 4-7, 8-11, 12-15 of that half */
         const __m256i w0 = _mm256_unpacklo_epi16(lo16, blo), w1 = _mm256_unpackhi_epi16(lo16, blo);
         const __m256i w2 = _mm256_unpacklo_epi16(hi16, bhi), w3 = _mm256_unpackhi_epi16(hi16, bhi);
+        _mm256_store_si256((__m256i *)(void *)w, _mm256_permute2x128_si256(w0, w1, 0x20));
         _mm256_store_si256((__m256i *)(void *)(w + 8), _mm256_permute2x128_si256(w2, w3, 0x20));
+        _mm256_store_si256((__m256i *)(void *)(w + 16), _mm256_permute2x128_si256(w0, w1, 0x31));
         _mm256_store_si256((__m256i *)(void *)(w + 24), _mm256_permute2x128_si256(w2, w3, 0x31));
-        lo = _mm256_permute2x128_si256(w0, w1, 0x20);
-        hi = _mm256_permute2x128_si256(w0, w1, 0x31);
-        _mm256_store_si256((__m256i *)(void *)w, lo);
-        _mm256_store_si256((__m256i *)(void *)(w + 16), hi);
     } else {
         const __m256i pos = _mm256_xor_si256(
             _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -158,10 +153,8 @@ static inline __attribute__((always_inline)) void words(__m256i best, __m256i at
             _mm256_slli_epi16(_mm256_xor_si256(at, _mm256_set1_epi16(last ? 0 : 255)), 8), pos);
         /* in each 128-bit half: positions 0-3, 4-7 of that half */
         const __m256i w0 = _mm256_unpacklo_epi16(lk, best), w1 = _mm256_unpackhi_epi16(lk, best);
-        lo = _mm256_permute2x128_si256(w0, w1, 0x20);
-        hi = _mm256_permute2x128_si256(w0, w1, 0x31);
-        _mm256_store_si256((__m256i *)(void *)w, lo);
-        _mm256_store_si256((__m256i *)(void *)(w + 8), hi);
+        _mm256_store_si256((__m256i *)(void *)w, _mm256_permute2x128_si256(w0, w1, 0x20));
+        _mm256_store_si256((__m256i *)(void *)(w + 8), _mm256_permute2x128_si256(w0, w1, 0x31));
     }
 }
 

@@ -61,8 +61,8 @@ typedef struct keying {
     {                                                                                              \
         const VU u = (VU)r;                                                                        \
         if (!kg.floating) return (__m256i)(u ^ (T)kg.x);                                           \
-        VU k = CLMAX_VFLOAT_KEY(VU, VS, T, u, (ST)kg.inf);                                         \
-        k = (k ^ (T)kg.m) | ((T)kg.m & (VU)(k == (T) ~(T)0));                                      \
+        const VU k =                                                                               \
+            CLMAX_VFLOAT_KEY_FOR(VU, T, CLMAX_VFLOAT_KEY(VU, VS, T, u, (ST)kg.inf), (T)kg.m);      \
         return (__m256i)(k ^ (T)((T)1 << (W - 1)));                                                \
     }
 KEY_FN(16, vu16, vs16, uint16_t, int16_t)

@@ -29,5 +29,11 @@ typedef int64_t vs64 __attribute__((vector_size(32)));
 
 /* ArgMin's key from ArgMax's: the order reversed, the NaN key (all ones) kept largest. */
 #define CLMAX_VMIN_FLOAT_KEY(VU, T, k) (~(VU)(k) | (VU)((VU)(k) == (T) ~(T)0))
+/* The same where the operator is known at run time: m all ones (ArgMin) or 0 (ArgMax, k kept). */
+#define CLMAX_VFLOAT_KEY_FOR(VU, T, k, m)                                                          \
+    ({                                                                                             \
+        const VU k_ = (k);                                                                         \
+        (VU)((k_ ^ (m)) | ((m) & (VU)(k_ == (T) ~(T)0)));                                          \
+    })
 
 #endif
