@@ -165,8 +165,8 @@ def case_sweep(bench):
         fail("sweep header %s, expected %s" % (table[:1], SWEEP_COLUMNS))
     rows = [dict(zip(table[0], line)) for line in table[1:]]
     backends = sorted({r["backend"] for r in rows})
-    want_backends = ["auto", "cpu"] + (["opencl"] if os.environ.get("CLMAX_REQUIRE_OPENCL") == "1"
-                                       else [])
+    want_backends = ["auto", "cpu"] + (["cl_mem", "opencl"]
+                                       if os.environ.get("CLMAX_REQUIRE_OPENCL") == "1" else [])
     if not set(want_backends) <= set(backends):
         fail("sweep backends %s, expected at least %s" % (backends, want_backends))
     cells = {(r["op"], r["type"], r["outer"], r["n"], r["inner"]) for r in rows}
@@ -180,13 +180,16 @@ def case_sweep(bench):
             fail("row %s: in_bytes" % r)
         if outb != (inb if r["op"] == "hardmax" else outer * inner * 8):
             fail("row %s: out_bytes" % r)
-        if r["limit"] != ("read+write" if outb * 10 >= inb else "read"):
+        # the cl_mem rows' limit is the device's own memory, the others' the host's
+        limit = ("device " if r["backend"] == "cl_mem" else "") + (
+            "read+write" if outb * 10 >= inb else "read")
+        if r["limit"] != limit:
             fail("row %s: limit" % r)
         for k in ("op_s", "limit_s", "ratio"):
             v = float(r[k])
             if not math.isfinite(v) or v <= 0:
                 fail("row %s: %s" % (r, k))
-        if r["path"] not in ("cpu", "opencl") or (r["backend"] != "auto" and
+        if r["path"] not in ("cpu", "opencl", "cl_mem") or (r["backend"] != "auto" and
                                                   r["path"] != r["backend"]):
             fail("row %s: path" % r)
     for bad in ("--sweep=full", "--sweep-n=0", "--sweep-n=", "--sweep-inner=1,"):

@@ -202,10 +202,11 @@ int bench_run_hot(bench_env *e, clmax_context *autox, bench_row *rows, int *nrow
 int bench_first_call_child(const bench_opts *o, const char *backend);
 
 /* ---- sweep.c ---- */
-/* The shape sweep on the CPU path, the OpenCL device and an auto context (NULL: left out), as CSV
- * on stdout. Returns nonzero when a run failed or the outputs disagreed. */
+/* The shape sweep on the CPU path, the OpenCL device, an auto context and the device's buffers
+ * through the enqueue API (NULL: left out), as CSV on stdout. Returns nonzero when a run failed or
+ * the outputs disagreed. */
 int bench_sweep(const bench_opts *o, clmax_context *cpu, clmax_context *opencl,
-                clmax_context *autox);
+                clmax_context *autox, bench_clmem *clmem);
 
 /* ---- report.c ---- */
 void bench_report(const bench_opts *o, const bench_env *e, const bench_row *rows, int nrows);

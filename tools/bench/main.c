@@ -43,8 +43,9 @@ static void usage(FILE *f)
             "  --json, --csv      machine-readable output instead of the table\n"
             "  --sweep[=quick]    the shape sweep instead of the classes: ArgMax (and Hardmax\n"
             "                     on float16/32) over [outer, n, inner] along n for uint8,\n"
-            "                     float16, float32, float64, on cpu, opencl and an auto\n"
-            "                     context, as CSV against the host's read (+write) limit;\n"
+            "                     float16, float32, float64, on cpu, opencl, an auto\n"
+            "                     context and cl_mem, as CSV against the host's read\n"
+            "                     (+write) limit (cl_mem: the device's);\n"
             "                     quick: a smaller grid at --size=64 unless given\n"
             "                     (tools/bench/heatmap.py draws it)\n"
             "  --sweep-n=LIST, --sweep-inner=LIST\n"
@@ -242,17 +243,36 @@ static clmax_context *make_context(const bench_opts *o, clmax_backend backend, i
     return ctx;
 }
 
-/* --sweep: the CPU path, the OpenCL device where there is one, and an auto context. */
+/* --sweep: the CPU path, the OpenCL device where there is one, an auto context, and the device's
+ * own buffers where they hold --size (--backend=cl_mem, or all). */
 static int run_sweep(bench_opts *o)
 {
     if (o->sweep == 2 && !o->size_explicit) o->size_bytes = 64ull << 20;
     clmax_context *cpu = make_context(o, CLMAX_BACKEND_CPU, 1);
     if (cpu == NULL) return 1;
-    clmax_context *cl = make_context(o, CLMAX_BACKEND_OPENCL, o->backends[BK_OPENCL]);
+    int want_cl = o->backends[BK_OPENCL] || o->backends[BK_CLMEM];
+    clmax_context *cl = want_cl ? make_context(o, CLMAX_BACKEND_OPENCL, 1) : NULL;
     clmax_context *autox = make_context(o, CLMAX_BACKEND_AUTO, 1);
-    if (cl == NULL && o->backends[BK_OPENCL])
+    if (cl == NULL && want_cl)
         fprintf(stderr, "clmax-bench: note: no OpenCL device, the sweep has no opencl rows\n");
-    int rc = autox == NULL ? 1 : bench_sweep(o, cpu, cl, autox);
+    int rc = 0;
+    bench_cl *probe = NULL;
+    bench_clmem *clmem = NULL;
+    if (cl != NULL && o->backends[BK_CLMEM]) {
+        probe = bench_cl_create(cl, o->device);
+        clmem = probe != NULL ? bench_clmem_create(probe, o) : NULL;
+        rc = clmem == NULL;
+        if (clmem != NULL && !bench_clmem_fits(clmem, o->size_bytes)) {
+            fprintf(stderr, "clmax-bench: note: no cl_mem rows: --size is more than the device's "
+                            "largest buffer\n");
+            bench_clmem_destroy(clmem);
+            clmem = NULL;
+        }
+    }
+    if (autox == NULL) rc = 1;
+    if (autox != NULL) rc |= bench_sweep(o, cpu, o->backends[BK_OPENCL] ? cl : NULL, autox, clmem);
+    bench_clmem_destroy(clmem);
+    bench_cl_destroy(probe);
     clmax_context_destroy(autox);
     clmax_context_destroy(cl);
     clmax_context_destroy(cpu);

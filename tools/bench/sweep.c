@@ -1,20 +1,23 @@
 /* The shape sweep (--sweep, --sweep=quick): ArgMax, and Hardmax on the float16 and float32 cells,
  * over a grid of canonical views [outer, n, inner] reduced along n, on the CPU path, the OpenCL
- * device (host pointers) and an auto context, each cell against the same run's host-memory limit.
+ * device (host pointers), an auto context and the enqueue API on the device's own buffers
+ * (cl_mem), each cell against the same run's host-memory limit (cl_mem: the device's).
  *
  * A cell is --size bytes of input (outer fills it), or --size bytes of indices where those are the
  * larger (rows of one or two elements). Its limit is the CPU probe's streaming read of the input,
  * or the read of the input plus the write of the output where the output is at least a tenth of
  * the input's bytes: every backend here reads and writes host memory, so the host's limit is
- * theirs (a discrete GPU's bus is slower still). Output: one CSV line per cell and backend,
- * which tools/bench/heatmap.py draws. */
+ * theirs (a discrete GPU's bus is slower still). The cl_mem rows' limit is the probe's read of
+ * the input on the device, plus half a device-to-device copy of the output's bytes (its write, at
+ * the copy's pace) under the same rule. Output: one CSV line per cell and backend, which
+ * tools/bench/heatmap.py draws. */
 #include "bench.h"
 
 #include <stdio.h>
 #include <string.h>
 
-enum { SW_CPU, SW_OPENCL, SW_AUTO, SW_COUNT };
-static const char *const sw_names[SW_COUNT] = {"cpu", "opencl", "auto"};
+enum { SW_CPU, SW_OPENCL, SW_AUTO, SW_CLMEM, SW_COUNT };
+static const char *const sw_names[SW_COUNT] = {"cpu", "opencl", "auto", "cl_mem"};
 
 static const uint64_t full_n[] = {1,    2,    3,    4,     5,     7,        8,       12,
                                   16,   21,   32,   64,    80,    100,      128,     256,
@@ -37,6 +40,8 @@ typedef struct sweep_cell {
 typedef struct sweep_env {
     const bench_opts *o;
     clmax_context *ctx[SW_COUNT];
+    bench_clmem *clmem; /* the cl_mem rows' buffers, NULL: none */
+    bench_cl *cl;       /* their baseline */
     void *x, *y[SW_COUNT];
     int threads;
     FILE *out;
@@ -74,55 +79,83 @@ static clmax_status run_cell(clmax_context *ctx, const sweep_cell *c, const void
 
 static volatile uint64_t sink; /* keeps the probe's reads */
 
-static void run_limit(sweep_env *s, const sweep_cell *c, void *y)
+/* The limit's time for backend b's run of c in seconds, or a negative value on failure. */
+static double run_limit(sweep_env *s, const sweep_cell *c, int b)
+{
+    uint64_t in = in_bytes(c), out = out_bytes(c), sum = 0;
+    double t0 = bench_now();
+    if (b != SW_CLMEM) {
+        if (out * WRITE_SHARE >= in)
+            sink += bench_cpu_read_write(s->x, in, s->y[b], out, s->threads);
+        else
+            sink += bench_cpu_read(s->x, in, s->threads);
+        return bench_now() - t0;
+    }
+    if (bench_clmem_baseline(s->clmem, 0, in, &sum) != 0) return -1;
+    sink += sum;
+    double t1 = bench_now();
+    if (out * WRITE_SHARE < in) return t1 - t0;
+    if (bench_clmem_baseline(s->clmem, 1, out, NULL) != 0) return -1;
+    return t1 - t0 + (bench_now() - t1) / 2; /* half the copy: the output's write */
+}
+
+/* Backend b's run of c; the cl_mem rows run on the device's buffers and wait for the result. */
+static clmax_status run_op(sweep_env *s, const sweep_cell *c, int b)
+{
+    if (b != SW_CLMEM) return run_cell(s->ctx[b], c, s->x, s->y[b]);
+    clmax_tensor_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = c->type;
+    d.rank = 3;
+    d.dims[0] = (int64_t)c->outer, d.dims[1] = (int64_t)c->n, d.dims[2] = (int64_t)c->inner;
+    return bench_clmem_run(s->clmem, c->hardmax ? BENCH_HARDMAX : BENCH_ARGMAX, &d, 1, 0);
+}
+
+static void print_cell(sweep_env *s, const sweep_cell *c, int b)
 {
     uint64_t in = in_bytes(c), out = out_bytes(c);
-    if (out * WRITE_SHARE >= in)
-        sink += bench_cpu_read_write(s->x, in, y, out, s->threads);
-    else
-        sink += bench_cpu_read(s->x, in, s->threads);
+    fprintf(s->out, "%s,%s,%s,%zu,%llu,%llu,%llu,%llu,%llu,%s%s,", sw_names[b],
+            c->hardmax ? "hardmax" : "argmax", clmax_type_name(c->type), clmax_type_size(c->type),
+            (unsigned long long)c->outer, (unsigned long long)c->n, (unsigned long long)c->inner,
+            (unsigned long long)in, (unsigned long long)out, b == SW_CLMEM ? "device " : "",
+            out * WRITE_SHARE >= in ? "read+write" : "read");
 }
 
 /* One backend on one cell: a warm-up, then rounds of (limit, operator); the median of the
  * rounds' ratios, as the classes do. Prints the CSV line; returns nonzero on failure. */
 static int measure(sweep_env *s, const sweep_cell *c, int b)
 {
-    uint64_t in = in_bytes(c), out = out_bytes(c);
     int reps = s->o->reps_explicit ? s->o->reps : SWEEP_REPS;
     double op_t[64], lim_t[64], ratio[64];
     if (reps > 64) reps = 64;
     const char *path = sw_names[b];
     for (int i = -1; i < reps; i++) {
-        double t0 = bench_now();
-        run_limit(s, c, s->y[b]);
+        double lim = run_limit(s, c, b);
         double t1 = bench_now();
-        clmax_status st = run_cell(s->ctx[b], c, s->x, s->y[b]);
+        clmax_status st = lim < 0 ? CLMAX_ERROR_OPENCL : run_op(s, c, b);
         double t2 = bench_now();
         if (st != CLMAX_OK) {
             fprintf(stderr, "clmax-bench: sweep %s %s [%llu,%llu,%llu] on %s failed: %s\n",
                     c->hardmax ? "hardmax" : "argmax", clmax_type_name(c->type),
                     (unsigned long long)c->outer, (unsigned long long)c->n,
-                    (unsigned long long)c->inner, sw_names[b], clmax_last_error());
-            fprintf(s->out, "%s,%s,%s,%zu,%llu,%llu,%llu,%llu,%llu,%s,,,nan,\n", sw_names[b],
-                    c->hardmax ? "hardmax" : "argmax", clmax_type_name(c->type),
-                    clmax_type_size(c->type), (unsigned long long)c->outer,
-                    (unsigned long long)c->n, (unsigned long long)c->inner, (unsigned long long)in,
-                    (unsigned long long)out, out * WRITE_SHARE >= in ? "read+write" : "read");
+                    (unsigned long long)c->inner, sw_names[b],
+                    lim < 0 ? "its baseline failed" : clmax_last_error());
+            print_cell(s, c, b);
+            fprintf(s->out, ",,nan,\n");
             return 1;
         }
         if (b == SW_AUTO)
             path = clmax_last_call_report()->backend == CLMAX_BACKEND_CPU ? "cpu" : "opencl";
         if (i < 0) continue;
-        lim_t[i] = t1 - t0;
+        lim_t[i] = lim;
         op_t[i] = t2 - t1;
         ratio[i] = lim_t[i] / op_t[i];
     }
-    fprintf(s->out, "%s,%s,%s,%zu,%llu,%llu,%llu,%llu,%llu,%s,%.9f,%.9f,%.4f,%s\n", sw_names[b],
-            c->hardmax ? "hardmax" : "argmax", clmax_type_name(c->type), clmax_type_size(c->type),
-            (unsigned long long)c->outer, (unsigned long long)c->n, (unsigned long long)c->inner,
-            (unsigned long long)in, (unsigned long long)out,
-            out * WRITE_SHARE >= in ? "read+write" : "read", bench_median(op_t, reps),
-            bench_median(lim_t, reps), bench_median(ratio, reps), path);
+    if (b == SW_CLMEM && s->o->verify && bench_clmem_download(s->clmem, s->y[b], out_bytes(c)) != 0)
+        return 1;
+    print_cell(s, c, b);
+    fprintf(s->out, "%.9f,%.9f,%.4f,%s\n", bench_median(op_t, reps), bench_median(lim_t, reps),
+            bench_median(ratio, reps), path);
     fflush(s->out);
     return 0;
 }
@@ -185,7 +218,7 @@ static void sweep_type(sweep_env *s, int hardmax, clmax_type t, int quick)
 }
 
 int bench_sweep(const bench_opts *o, clmax_context *cpu, clmax_context *opencl,
-                clmax_context *autox)
+                clmax_context *autox, bench_clmem *clmem)
 {
     static const clmax_type types[] = {CLMAX_TYPE_UINT8, CLMAX_TYPE_FLOAT16, CLMAX_TYPE_FLOAT32,
                                        CLMAX_TYPE_FLOAT64};
@@ -197,6 +230,8 @@ int bench_sweep(const bench_opts *o, clmax_context *cpu, clmax_context *opencl,
     s.ctx[SW_CPU] = o->backends[BK_CPU] || o->verify ? cpu : NULL;
     s.ctx[SW_OPENCL] = o->backends[BK_OPENCL] ? opencl : NULL;
     s.ctx[SW_AUTO] = autox;
+    s.clmem = clmem;
+    s.ctx[SW_CLMEM] = clmem != NULL ? bench_clmem_context(clmem) : NULL;
     s.x = bench_alloc((size_t)o->size_bytes);
     int missing = s.x == NULL;
     for (int b = 0; b < SW_COUNT; b++)
@@ -210,6 +245,11 @@ int bench_sweep(const bench_opts *o, clmax_context *cpu, clmax_context *opencl,
                        "limit_s,ratio,path\n");
         for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
             bench_fill(s.x, o->size_bytes / clmax_type_size(types[t]), types[t], s.threads);
+            if (clmem != NULL &&
+                bench_clmem_prepare(clmem, o->size_bytes, s.x, o->size_bytes, (int)t) != 0) {
+                s.ctx[SW_CLMEM] = NULL, s.failed = 1;
+                fprintf(stderr, "clmax-bench: the sweep's cl_mem rows stop here\n");
+            }
             sweep_type(&s, 0, types[t], o->sweep == 2);
             if (types[t] == CLMAX_TYPE_FLOAT16 || types[t] == CLMAX_TYPE_FLOAT32)
                 sweep_type(&s, 1, types[t], o->sweep == 2);
