@@ -2,7 +2,7 @@
 # Packs what tools/device/run.sh needs on a machine with a GPU but without clmax's packages (no
 # network there): the shared libraries the build links, except the C library (gpu/lib), the ONNX
 # node tests of the three operators (gpu/onnx) and clinfo. Run it from the repository root after
-# tools/setup.sh; gpu/ is ignored by git. Then send the working tree with build/ and gpu/ and run
+# tools/setup.sh; gpu/ is ignored by git. Then send the working tree with gpu/ and run
 # `bash tools/device/run.sh probe bench tests` there (docs/PERFORMANCE.md, "On a GPU").
 set -euo pipefail
 build=${BUILD_DIR:-build}
@@ -24,4 +24,7 @@ if [ -d "$node" ]; then
     cp -r "$node"/test_argmax_* "$node"/test_argmin_* "$node"/test_hardmax_* gpu/onnx/
 fi
 if command -v clinfo >/dev/null; then cp "$(command -v clinfo)" gpu/; fi
+# The test programs each link the static library: packed together they fit the tree's transfer
+# limit where the folder does not. run.sh unpacks it.
+tar cf - --exclude="$build/python" "$build" | xz -9e -T0 >gpu/build.tar.xz
 du -sh gpu "$build"

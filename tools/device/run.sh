@@ -8,16 +8,20 @@
 # Stages, each under its time limit (default 300 s):
 #   probe  the device (nvidia-smi, clinfo, `clmax devices`, the bundled example twice)
 #   bench  build/clmax-bench $BENCH_ARGS
+#   sweep  build/clmax-bench --sweep=quick $SWEEP_ARGS (CSV in sweep.csv)
 #   tests  ctest over the build with CLMAX_REQUIRE_OPENCL=1: -R "$TESTS" (default all), -E
 #          "$EXCLUDE" (default install_consumer, which needs a compiler setup), -j "$JOBS"
 #          (default 4); CRITERION_JOBS defaults to 4 too: 8 ctest jobs of 16 Criterion workers each
 #          made clCreateContext fail with CL_OUT_OF_HOST_MEMORY on an H100.
-# Output goes to $OUT (default /tmp/out): probe.txt, bench.txt, bench.err, ctest.log, summary.txt.
+# Output goes to $OUT (default /tmp/out): probe.txt, bench.txt, bench.err, sweep.csv, sweep.err,
+# ctest.log, summary.txt. Where pack.sh packed build/ into gpu/build.tar.xz, it is unpacked first.
 set -u
 root=$PWD
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 start=$SECONDS
+
+[ -f gpu/build.tar.xz ] && [ ! -x build/clmax-bench ] && tar xJf gpu/build.tar.xz
 
 # The build's absolute paths name /work/main; the ONNX tests read /usr/share/libonnx-testdata.
 if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$root" /work/main; fi
@@ -68,6 +72,7 @@ for arg in "$@"; do
             nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem \
                 --format=csv
             nproc
+            lscpu | grep -E 'Model name|Socket|Thread|NUMA node\(s\)|L3|Flags' | cut -c1-400
             free -g
             [ -x gpu/clinfo ] && gpu/clinfo
             build/clmax devices
@@ -79,6 +84,12 @@ for arg in "$@"; do
     bench)
         # shellcheck disable=SC2086
         timeout "$limit" build/clmax-bench ${BENCH_ARGS:-} >>"$OUT/bench.txt" 2>>"$OUT/bench.err"
+        rc=$?
+        ;;
+    sweep)
+        # shellcheck disable=SC2086
+        timeout "$limit" build/clmax-bench --sweep=quick ${SWEEP_ARGS:-} >>"$OUT/sweep.csv" \
+            2>>"$OUT/sweep.err"
         rc=$?
         ;;
     tests)
