@@ -40,8 +40,7 @@ typedef struct sweep_cell {
 typedef struct sweep_env {
     const bench_opts *o;
     clmax_context *ctx[SW_COUNT];
-    bench_clmem *clmem; /* the cl_mem rows' buffers, NULL: none */
-    bench_cl *cl;       /* their baseline */
+    bench_clmem *clmem; /* the cl_mem rows' buffers and baseline, NULL: none */
     void *x, *y[SW_COUNT];
     int threads;
     FILE *out;
