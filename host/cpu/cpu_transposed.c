@@ -21,7 +21,12 @@
  * [B, 21, 3] 0.40 -> 0.49; 16-byte rows: float64 [B, 3, 2] 0.59 -> 1.05, [B, 5, 2] 0.36 -> 0.63,
  * float32 [B, 3, 4] 0.52 -> 0.77, but float64 [B, 8..16, 2] x0.83-1.08 (TRANSPOSED_WIDE_N_MAX).
  * Past TRANSPOSED_SLICE_MAX bytes a slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4]
- * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once.
+ * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once. A row costs one compare
+ * whichever the tie rule (the last index rule keeps the best where it is larger, instead of an
+ * equality test beside the compare) and the best is the max where AVX2 has one: in turns with the
+ * compare, equality and blend before it (3 rounds, 5 where said): float16 [B, 8..21, 2..4]
+ * x1.02-1.29, uint8 [B, 21, 3..8] x1.16-1.30, float32 [B, 12, 2] x1.11, [B, 3..12, 4] x1.16-1.17
+ * (5), float64 [B, 5..12, 2] x1.01-1.02 (5).
  *
  * Loads read b words from a slice's row kb, so that past its last row they read into the next
  * slice (those words feed transposed rows no one uses); a group whose loads would pass the input's
@@ -148,6 +153,28 @@ static inline __attribute__((always_inline)) void out8(__m256i at, int64_t *o)
     _mm256_storeu_si256((__m256i *)(void *)(o + 28), _mm256_cvtepu8_epi64(_mm_srli_si128(hi, 12)));
 }
 
+/* The larger of a and b by key, where gt is b > a: the max where AVX2 has one (a shorter chain
+ * than the blend, which waits for the compare), else the blend. */
+static inline __attribute__((always_inline)) __m256i vmax8(__m256i a, __m256i b, __m256i gt)
+{
+    (void)gt;
+    return _mm256_max_epi8(a, b);
+}
+static inline __attribute__((always_inline)) __m256i vmax16(__m256i a, __m256i b, __m256i gt)
+{
+    (void)gt;
+    return _mm256_max_epi16(a, b);
+}
+static inline __attribute__((always_inline)) __m256i vmax32(__m256i a, __m256i b, __m256i gt)
+{
+    (void)gt;
+    return _mm256_max_epi32(a, b);
+}
+static inline __attribute__((always_inline)) __m256i vmax64(__m256i a, __m256i b, __m256i gt)
+{
+    return _mm256_blendv_epi8(a, b, gt);
+}
+
 static inline __attribute__((always_inline)) __m256i set1_64(uint64_t k)
 {
     return _mm256_set1_epi64x((long long)k);
@@ -192,13 +219,13 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
 
 /* One group of B slices of n rows from x (bytes; every load inside the input) into o: rows of RB
  * bytes read by LOAD as words of 32 / B bytes, B of them a block, transposed by transpose##B;
- * lanes of W bits, keyed by key##W; the running best and the row index taken where a row's key
- * is larger (or equal, with tie all ones: the last index rule), by blends (AVX2 has no 64-bit
- * max); KEEP lanes of each slice's 256 / W / B go out. n a constant where the caller can make it
- * one, so that the rows' loop unrolls and the transposed rows stay in registers. */
+ * lanes of W bits, keyed by key##W; the row index taken where a row's key is larger (or, LAST a
+ * constant 1, not smaller: the last index rule), one compare either way, and the running best by
+ * vmax##W; KEEP lanes of each slice's 256 / W / B go out. n a constant where the caller can make
+ * it one, so that the rows' loop unrolls and the transposed rows stay in registers. */
 #define GROUP_FN(NAME, W, B, RB, LOAD, KEEP)                                                       \
     static inline __attribute__((always_inline)) void group_##NAME(                                \
-        const char *x, uint64_t n, keying kg, __m256i tie, int64_t *o)                             \
+        const char *x, uint64_t n, keying kg, const int last, int64_t *o)                          \
     {                                                                                              \
         __m256i best = _mm256_setzero_si256(), at = best;                                          \
         for (uint64_t k0 = 0; k0 < n; k0 += B) {                                                   \
@@ -213,11 +240,16 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
                     best = key;                                                                    \
                     continue;                                                                      \
                 }                                                                                  \
-                const __m256i up =                                                                 \
-                    _mm256_or_si256(_mm256_cmpgt_epi##W(key, best),                                \
-                                    _mm256_and_si256(tie, _mm256_cmpeq_epi##W(key, best)));        \
-                best = _mm256_blendv_epi8(best, key, up);                                          \
-                at = _mm256_blendv_epi8(at, set1_##W(kb + j), up);                                 \
+                const __m256i row = set1_##W(kb + j);                                              \
+                if (last) {                                                                        \
+                    const __m256i keep = _mm256_cmpgt_epi##W(best, key);                           \
+                    best = vmax##W(key, best, keep);                                               \
+                    at = _mm256_blendv_epi8(row, at, keep);                                        \
+                } else {                                                                           \
+                    const __m256i up = _mm256_cmpgt_epi##W(key, best);                             \
+                    best = vmax##W(best, key, up);                                                 \
+                    at = _mm256_blendv_epi8(at, row, up);                                          \
+                }                                                                                  \
             }                                                                                      \
         }                                                                                          \
         if (KEEP == 256 / W / B) {                                                                 \
@@ -232,34 +264,40 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
     }
 
 /* cnt groups from x into o (a group: RB * B * n bytes in, B * KEEP winners out), with n a
- * constant for 3, 5, 6 and 7 rows. */
+ * constant for 3, 5, 6 and 7 rows, and the tie rule a constant. */
+#define GROUPS_N(NAME, LAST)                                                                       \
+    switch (n) {                                                                                   \
+    case 3:                                                                                        \
+        for (uint64_t g = 0; g < cnt; g++)                                                         \
+            group_##NAME(x + g * step, 3, kg, LAST, o + g * per);                                  \
+        break;                                                                                     \
+    case 5:                                                                                        \
+        for (uint64_t g = 0; g < cnt; g++)                                                         \
+            group_##NAME(x + g * step, 5, kg, LAST, o + g * per);                                  \
+        break;                                                                                     \
+    case 6:                                                                                        \
+        for (uint64_t g = 0; g < cnt; g++)                                                         \
+            group_##NAME(x + g * step, 6, kg, LAST, o + g * per);                                  \
+        break;                                                                                     \
+    case 7:                                                                                        \
+        for (uint64_t g = 0; g < cnt; g++)                                                         \
+            group_##NAME(x + g * step, 7, kg, LAST, o + g * per);                                  \
+        break;                                                                                     \
+    default:                                                                                       \
+        for (uint64_t g = 0; g < cnt; g++)                                                         \
+            group_##NAME(x + g * step, n, kg, LAST, o + g * per);                                  \
+        break;                                                                                     \
+    }
 #define GROUPS_FN(NAME, W, B, RB, LOAD, KEEP)                                                      \
     GROUP_FN(NAME, W, B, RB, LOAD, KEEP)                                                           \
     __attribute__((noinline)) static void groups_##NAME(const char *x, uint64_t cnt, uint64_t n,   \
-                                                        keying kg, __m256i tie, int64_t *o)        \
+                                                        keying kg, int last, int64_t *o)           \
     {                                                                                              \
         const uint64_t step = RB * B * n, per = B * KEEP;                                          \
-        switch (n) {                                                                               \
-        case 3:                                                                                    \
-            for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group_##NAME(x + g * step, 3, kg, tie, o + g * per);                               \
-            break;                                                                                 \
-        case 5:                                                                                    \
-            for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group_##NAME(x + g * step, 5, kg, tie, o + g * per);                               \
-            break;                                                                                 \
-        case 6:                                                                                    \
-            for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group_##NAME(x + g * step, 6, kg, tie, o + g * per);                               \
-            break;                                                                                 \
-        case 7:                                                                                    \
-            for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group_##NAME(x + g * step, 7, kg, tie, o + g * per);                               \
-            break;                                                                                 \
-        default:                                                                                   \
-            for (uint64_t g = 0; g < cnt; g++)                                                     \
-                group_##NAME(x + g * step, n, kg, tie, o + g * per);                               \
-            break;                                                                                 \
+        if (last) {                                                                                \
+            GROUPS_N(NAME, 1)                                                                      \
+        } else {                                                                                   \
+            GROUPS_N(NAME, 0)                                                                      \
         }                                                                                          \
     }
 GROUPS_FN(2x2, 16, 8, 4, load_plain, 2)  /* two-byte [B, n, 2] */
@@ -277,8 +315,7 @@ GROUPS_FN(1x6, 8, 4, 6, load_spread, 6)  /* one-byte [B, n, 6] */
 GROUPS_FN(1x7, 8, 4, 7, load_spread, 7)  /* one-byte [B, n, 7] */
 GROUPS_FN(2x3, 16, 4, 6, load_spread, 3) /* two-byte [B, n, 3] */
 
-typedef void (*groups_fn)(const char *x, uint64_t cnt, uint64_t n, keying kg, __m256i tie,
-                          int64_t *o);
+typedef void (*groups_fn)(const char *x, uint64_t cnt, uint64_t n, keying kg, int last, int64_t *o);
 
 static keying keying_of(const clmax_problem *p)
 {
@@ -315,7 +352,6 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
 {
     const char *x = xv;
     const keying kg = keying_of(p);
-    const __m256i tie = _mm256_set1_epi32(p->last ? -1 : 0);
     const uint64_t rb = p->esize * p->inner, b = rb <= 4   ? 8
                                                  : rb <= 8 ? 4
                                                            : 2; /* row bytes; slices a group */
@@ -375,7 +411,7 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
     int64_t buf[CHUNK * 32];
     for (uint64_t g0 = 0; g0 < safe; g0 += CHUNK) {
         const uint64_t cnt = safe - g0 < CHUNK ? safe - g0 : CHUNK;
-        fn(x + g0 * group, cnt, n, kg, tie, buf);
+        fn(x + g0 * group, cnt, n, kg, p->last, buf);
         clmax_cpu_put(out + g0 * per, buf, cnt * per, stream);
     }
     for (uint64_t s0 = safe * b; s0 < slices; s0 += b) {
@@ -383,7 +419,7 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
         _Alignas(32) char pad[PAD_BYTES];
         memset(pad, 0, (size_t)reach);
         memcpy(pad, x + s0 * rb * n, (size_t)(cnt * rb * n));
-        fn(pad, 1, n, kg, tie, buf);
+        fn(pad, 1, n, kg, p->last, buf);
         clmax_cpu_put(out + s0 * p->inner, buf, cnt * p->inner, stream);
     }
 }
