@@ -9,7 +9,10 @@
  * the limit: float16 [B, 2, 2] 0.46 -> 1.32, [B, 4, 2] 0.48 -> 0.90, [B, 2, 4] 0.71 -> 1.15 (the
  * stacked rows before), [B, 8, 4] 0.48 -> 0.55; float32 [B, 2, 2] 0.54 -> 1.31, [B, 8, 4] 0.66 ->
  * 0.92; float64 [B, 4, 2] 0.38 -> 0.77, [B, 8, 2] 0.41 -> 0.54, but [B, 8, 4] x0.95 (stacked).
- * Other shapes kept no vector form (3, 5, 6 and 7 rows: 80-90 ms where the deal took 13-21). */
+ * Other shapes kept no vector form (3, 5, 6 and 7 rows: 80-90 ms where the deal took 13-21).
+ * One compare a row for either tie rule, against a compare and an equality test (in turns, 3
+ * rounds, 5 where said): float64 [B, 4..8, 2] x1.15-1.21 (5), float32 [B, 4, 4] x1.12, [B, 2, 2]
+ * x1.16 (5), float16 [B, 2, 2..4] x1.01. */
 #include "cpu_interleaved.h"
 
 #include "cpu_kernels.h"
@@ -19,15 +22,38 @@
 
 #define CHUNK 512 /* slices a chunk: their winners in a buffer, then put out */
 
+/* kernel_W on the shape of n and inner, the tie rule LAST a constant. */
+#define SHAPES(W, LAST)                                                                            \
+    switch (n * 8 + inner) {                                                                       \
+    case 2 * 8 + 2:                                                                                \
+        kernel_##W(x, o, cnt, 2, 2, LAST, flip, inf);                                              \
+        break;                                                                                     \
+    case 2 * 8 + 4:                                                                                \
+        kernel_##W(x, o, cnt, 2, 4, LAST, flip, inf);                                              \
+        break;                                                                                     \
+    case 4 * 8 + 2:                                                                                \
+        kernel_##W(x, o, cnt, 4, 2, LAST, flip, inf);                                              \
+        break;                                                                                     \
+    case 4 * 8 + 4:                                                                                \
+        kernel_##W(x, o, cnt, 4, 4, LAST, flip, inf);                                              \
+        break;                                                                                     \
+    case 8 * 8 + 2:                                                                                \
+        kernel_##W(x, o, cnt, 8, 2, LAST, flip, inf);                                              \
+        break;                                                                                     \
+    default:                                                                                       \
+        kernel_##W(x, o, cnt, 8, 4, LAST, flip, inf);                                              \
+        break;                                                                                     \
+    }
+
 /* The functions of one float width W (T unsigned, ST signed):
  * key_W: the signed key of u, keys.h's map with the infinity's bits inf a value (then
  * CLMAX_MIN_FLOAT_KEY's where m is all ones), so that one loop serves both two-byte types, ArgMax
  * and ArgMin, and every step stays arithmetic for the vectoriser.
  * kernel_W: the winners of cnt slices [n, inner] from x into o: for each lane a running best over
- * its rows, a later row taking it with a larger key (or an equal one where tie is all ones, the
- * last index rule). With n and inner constants the loops over them unroll and the loop over
- * slices is the vectorised one.
- * chunk_W: kernel_W for the shape of n and inner, cloned for AVX2. */
+ * its rows, a later row taking it with a larger key (or, LAST a constant 1, where the best is not
+ * larger: the last index rule), one compare either way. With n and inner constants the loops
+ * over them unroll and the loop over slices is the vectorised one.
+ * chunk_W: kernel_W for the shape of n and inner and the tie rule, cloned for AVX2. */
 #define WIDTH(W, T, ST)                                                                            \
     static inline __attribute__((always_inline)) ST key_##W(T u, T inf, T m)                       \
     {                                                                                              \
@@ -38,7 +64,7 @@
     }                                                                                              \
     static inline __attribute__((always_inline)) void kernel_##W(                                  \
         const T *restrict x, int64_t *restrict o, uint64_t cnt, const unsigned n,                  \
-        const unsigned inner, ST tie, T flip, T inf)                                               \
+        const unsigned inner, const int last, T flip, T inf)                                       \
     {                                                                                              \
         for (uint64_t s = 0; s < cnt; s++) {                                                       \
             _Pragma("GCC unroll 4") for (unsigned l = 0; l < inner; l++)                           \
@@ -48,8 +74,8 @@
                 _Pragma("GCC unroll 8") for (unsigned k = 1; k < n; k++)                           \
                 {                                                                                  \
                     const ST key = key_##W(xs[k * inner], inf, flip);                              \
-                    const ST up = (ST)((ST)((ST)0 - (ST)(key > best)) |                            \
-                                       (tie & (ST)((ST)0 - (ST)(key == best))));                   \
+                    const ST up =                                                                  \
+                        last ? (ST)((ST)(best > key) - (ST)1) : (ST)((ST)0 - (ST)(key > best));    \
                     best = (ST)((key & up) | (best & ~up));                                        \
                     at = (ST)(((ST)k & up) | (at & ~up));                                          \
                 }                                                                                  \
@@ -58,28 +84,12 @@
         }                                                                                          \
     }                                                                                              \
     CLMAX_CPU_CLONES static void chunk_##W(const T *x, int64_t *o, uint64_t cnt, unsigned n,       \
-                                           unsigned inner, ST tie, T flip, T inf)                  \
+                                           unsigned inner, int last, T flip, T inf)                \
     {                                                                                              \
-        switch (n * 8 + inner) {                                                                   \
-        case 2 * 8 + 2:                                                                            \
-            kernel_##W(x, o, cnt, 2, 2, tie, flip, inf);                                           \
-            break;                                                                                 \
-        case 2 * 8 + 4:                                                                            \
-            kernel_##W(x, o, cnt, 2, 4, tie, flip, inf);                                           \
-            break;                                                                                 \
-        case 4 * 8 + 2:                                                                            \
-            kernel_##W(x, o, cnt, 4, 2, tie, flip, inf);                                           \
-            break;                                                                                 \
-        case 4 * 8 + 4:                                                                            \
-            kernel_##W(x, o, cnt, 4, 4, tie, flip, inf);                                           \
-            break;                                                                                 \
-        case 8 * 8 + 2:                                                                            \
-            kernel_##W(x, o, cnt, 8, 2, tie, flip, inf);                                           \
-            break;                                                                                 \
-        default:                                                                                   \
-            kernel_##W(x, o, cnt, 8, 4, tie, flip, inf);                                           \
-            break;                                                                                 \
-        }                                                                                          \
+        if (last)                                                                                  \
+            SHAPES(W, 1)                                                                           \
+        else                                                                                       \
+            SHAPES(W, 0)                                                                           \
     }
 
 WIDTH(16, uint16_t, int16_t)
@@ -102,15 +112,15 @@ void clmax_cpu_interleaved(clmax_type type, const void *x, uint64_t slices, uint
         const uint64_t cnt = slices - s0 < CHUNK ? slices - s0 : CHUNK, at = s0 * n * inner;
         switch (type) {
         case CLMAX_TYPE_FLOAT32:
-            chunk_32((const uint32_t *)x + at, buf, cnt, nn, in, last ? -1 : 0,
-                     min ? 0xFFFFFFFFu : 0, 0x7F800000u);
+            chunk_32((const uint32_t *)x + at, buf, cnt, nn, in, last, min ? 0xFFFFFFFFu : 0,
+                     0x7F800000u);
             break;
         case CLMAX_TYPE_FLOAT64:
-            chunk_64((const uint64_t *)x + at, buf, cnt, nn, in, last ? -1 : 0, min ? ~0ull : 0,
+            chunk_64((const uint64_t *)x + at, buf, cnt, nn, in, last, min ? ~0ull : 0,
                      0x7FF0000000000000ull);
             break;
         default:
-            chunk_16((const uint16_t *)x + at, buf, cnt, nn, in, (int16_t)(last ? -1 : 0),
+            chunk_16((const uint16_t *)x + at, buf, cnt, nn, in, last,
                      (uint16_t)(min ? 0xFFFFu : 0),
                      (uint16_t)(type == CLMAX_TYPE_BFLOAT16 ? 0x7F80u : 0x7C00u));
             break;
