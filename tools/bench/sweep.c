@@ -57,23 +57,10 @@ static uint64_t out_bytes(const sweep_cell *c)
     return c->hardmax ? in_bytes(c) : c->outer * c->inner * 8;
 }
 
-static clmax_status run_cell(clmax_context *ctx, const sweep_cell *c, const void *x, void *y)
+/* Whether c's limit counts the output's write beside the input's read. */
+static int limit_writes(const sweep_cell *c)
 {
-    clmax_tensor_desc d;
-    memset(&d, 0, sizeof d);
-    d.type = c->type;
-    d.rank = 3;
-    d.dims[0] = (int64_t)c->outer, d.dims[1] = (int64_t)c->n, d.dims[2] = (int64_t)c->inner;
-    if (c->hardmax) {
-        clmax_hardmax_attrs a;
-        clmax_hardmax_attrs_init(&a, 13);
-        a.axis = 1;
-        return clmax_hardmax(ctx, &d, x, &a, y);
-    }
-    clmax_argmax_attrs a;
-    clmax_argmax_attrs_init(&a, 13);
-    a.axis = 1;
-    return clmax_argmax(ctx, &d, x, &a, (int64_t *)y);
+    return out_bytes(c) * WRITE_SHARE >= in_bytes(c);
 }
 
 static volatile uint64_t sink; /* keeps the probe's reads */
@@ -84,7 +71,7 @@ static double run_limit(sweep_env *s, const sweep_cell *c, int b)
     uint64_t in = in_bytes(c), out = out_bytes(c), sum = 0;
     double t0 = bench_now();
     if (b != SW_CLMEM) {
-        if (out * WRITE_SHARE >= in)
+        if (limit_writes(c))
             sink += bench_cpu_read_write(s->x, in, s->y[b], out, s->threads);
         else
             sink += bench_cpu_read(s->x, in, s->threads);
@@ -93,21 +80,32 @@ static double run_limit(sweep_env *s, const sweep_cell *c, int b)
     if (bench_clmem_baseline(s->clmem, 0, in, &sum) != 0) return -1;
     sink += sum;
     double t1 = bench_now();
-    if (out * WRITE_SHARE < in) return t1 - t0;
+    if (!limit_writes(c)) return t1 - t0;
     if (bench_clmem_baseline(s->clmem, 1, out, NULL) != 0) return -1;
     return t1 - t0 + (bench_now() - t1) / 2; /* half the copy: the output's write */
 }
 
-/* Backend b's run of c; the cl_mem rows run on the device's buffers and wait for the result. */
+/* Backend b's run of c, along axis 1 of [outer, n, inner]; the cl_mem rows run on the device's
+ * buffers and wait for the result. */
 static clmax_status run_op(sweep_env *s, const sweep_cell *c, int b)
 {
-    if (b != SW_CLMEM) return run_cell(s->ctx[b], c, s->x, s->y[b]);
     clmax_tensor_desc d;
     memset(&d, 0, sizeof d);
     d.type = c->type;
     d.rank = 3;
     d.dims[0] = (int64_t)c->outer, d.dims[1] = (int64_t)c->n, d.dims[2] = (int64_t)c->inner;
-    return bench_clmem_run(s->clmem, c->hardmax ? BENCH_HARDMAX : BENCH_ARGMAX, &d, 1, 0);
+    if (b == SW_CLMEM)
+        return bench_clmem_run(s->clmem, c->hardmax ? BENCH_HARDMAX : BENCH_ARGMAX, &d, 1, 0);
+    if (c->hardmax) {
+        clmax_hardmax_attrs a;
+        clmax_hardmax_attrs_init(&a, 13);
+        a.axis = 1;
+        return clmax_hardmax(s->ctx[b], &d, s->x, &a, s->y[b]);
+    }
+    clmax_argmax_attrs a;
+    clmax_argmax_attrs_init(&a, 13);
+    a.axis = 1;
+    return clmax_argmax(s->ctx[b], &d, s->x, &a, (int64_t *)s->y[b]);
 }
 
 static void print_cell(sweep_env *s, const sweep_cell *c, int b)
@@ -117,7 +115,7 @@ static void print_cell(sweep_env *s, const sweep_cell *c, int b)
             c->hardmax ? "hardmax" : "argmax", clmax_type_name(c->type), clmax_type_size(c->type),
             (unsigned long long)c->outer, (unsigned long long)c->n, (unsigned long long)c->inner,
             (unsigned long long)in, (unsigned long long)out, b == SW_CLMEM ? "device " : "",
-            out * WRITE_SHARE >= in ? "read+write" : "read");
+            limit_writes(c) ? "read+write" : "read");
 }
 
 /* One backend on one cell: a warm-up, then rounds of (limit, operator); the median of the
