@@ -51,8 +51,7 @@ static int has_warning(const char *log)
     return 0;
 }
 
-/* The filter itself: NVIDIA's line alone is clean; any other warning, before or after it, is not.
- */
+/* The filter: NVIDIA's line alone is clean; any other warning, before or after it, is not. */
 Test(warnings, log_filter)
 {
     const char *nv = "(): Warning: Function reduce_rows_wi is a kernel, so overriding noinline "
