@@ -57,15 +57,18 @@ static uint64_t slices_per_item(uint64_t n, uint64_t inner)
 
 /* Whether [rows, n, inner] goes to SLICES_SHORT on a CPU device: rows of fewer lanes than a
  * vector, which STRIDED_BLK would scan one lane at a time (at 0.05-0.20 of the limit on PoCL, a
- * work-item per slice), in slices short enough for a work-item each. One-byte slices past 4096
- * elements ran faster on STRIDED_BLK (0.10-0.11 against 0.08-0.09), which compares their bytes as
- * it reads them where SLICES_SHORT stores and loads a 32-bit key each. Slices are never split, so
- * STRIDED_BLK's segments take a forced split, and too few slices to fill the device on an axis
- * long enough to split (the test of the split below). */
+ * work-item per slice), in slices short enough for a work-item each. Slices of one-byte keys past
+ * 4096 elements ran faster on STRIDED_BLK (0.10-0.11 against 0.08-0.09) than an element at a time,
+ * but not than packed vectors (uint8 [B, 4096..8192, 3] 0.05-0.08 -> 0.55-0.65 on PoCL; past 32
+ * KiB they were no faster, 0.13-0.37 either way). Slices are never split, so STRIDED_BLK's
+ * segments take a forced split, and too few slices to fill the device on an axis long enough to
+ * split (the test of the split below). */
 static int short_slices(const clmax_device_info *dev, uint64_t rows, uint64_t n, uint64_t inner,
                         size_t elem_size, clmax_strategy forced)
 {
     uint64_t most = elem_size == 1 ? CLMAX_SHORT_SLICE / 4 : CLMAX_SHORT_SLICE;
+    if (elem_size <= 4 && most * elem_size < CLMAX_PACKED_SLICE)
+        most = CLMAX_PACKED_SLICE / elem_size;
     if (inner < 2 || inner >= clmax_vector_width(elem_size) || n > most / inner) return 0;
     if (forced == CLMAX_STRATEGY_SPLIT && n >= 2) return 0;
     uint64_t cu = dev->compute_units ? dev->compute_units : 1;

@@ -46,6 +46,9 @@ typedef enum clmax_kernel_kind {
 /* SLICES_SHORT takes slices of at most this many elements (n * inner): longer axes of few lanes
  * are host/narrow.c's wide rows, or STRIDED_BLK's segments. */
 #define CLMAX_SHORT_SLICE 16384
+/* ... and slices of keys up to 32 bits of at most this many bytes by vectors of packed pairs
+ * (kernels/rows_short.cl PACKED_SLICE), the longer ones an element at a time. */
+#define CLMAX_PACKED_SLICE 32768
 
 /* Elements in a vector of the CPU devices' kernels (kernels/vec.cl VW): 16 of one- and two-byte
  * types, 8 of four-byte ones, 4 of eight-byte ones. */

@@ -36,6 +36,10 @@
 #ifndef SHORT_N
 #define SHORT_N 64
 #endif
+#define PACKED_SLICE 32768 /* host/plan.h CLMAX_PACKED_SLICE */
+#if PACK && PACKED_SLICE / 2 - 1 > PACK_LOW
+#error "PACKED_SLICE is too large for the packed index"
+#endif
 #if PACK && SHORT_N - 1 > PACK_LOW
 #error "SHORT_N is too large for the packed index"
 #endif
@@ -245,16 +249,20 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
     uint ns = (uint)min((ulong)per, count - s0);
     __global const RAW_T *p = x + x_off + s0 * se;
 #if PACK
-    if (whole && se >= VW && (VW % lanes == 0 || se >= VW * VW / 2)) {
-        /* Whole slices by vectors of packed (key, row) pairs. A vector loaded at a multiple of
-         * lanes holds use = VW / lanes * lanes elements of whole rows and then the start of the
-         * next row; lane q is always the slice's lane q % lanes, of row q / lanes past the
-         * vector's first, so the steps of use elements overlap and every lane is in place. The
-         * last vector ends at the slice's end (overlapping the one before it); where lanes does
-         * not divide VW it starts mid-row and is folded on its own. Each lane's winner is the max
-         * of its positions. Those folds cost about 2 VW scalar steps a slice: slices of lanes that
-         * do not divide VW and of fewer than VW * VW / 2 elements ran faster through the scan
-         * below (PoCL, 32 four-byte elements or 128 of one or two bytes). */
+    if (se >= VW && (VW % lanes == 0 || se >= VW * VW / 2) &&
+        (whole || se * (uint)sizeof(RAW_T) <= PACKED_SLICE)) {
+        /* Slices by vectors of packed (key, row) pairs: whole ones, or a longer one an item of up
+         * to PACKED_SLICE bytes (the scan below took those an element at a time: uint8 [B, 1000,
+         * 3] 0.08-0.10 -> 0.42-0.44 of the limit, float32 0.22-0.25 -> 0.64-0.72; longer ones
+         * were no faster this way). A vector loaded at a multiple of lanes holds use = VW / lanes
+         * * lanes elements of whole rows and then the start of the next row; lane q is always the
+         * slice's lane q % lanes, of row q / lanes past the vector's first, so the steps of use
+         * elements overlap and every lane is in place. The last vector ends at the slice's end
+         * (overlapping the one before it); where lanes does not divide VW it starts mid-row and
+         * is folded on its own. Each lane's winner is the max of its positions. Those folds cost
+         * about 2 VW scalar steps a slice: slices of lanes that do not divide VW and of fewer than
+         * VW * VW / 2 elements ran faster through the scan below (PoCL, 32 four-byte elements or
+         * 128 of one or two bytes). */
         const IDXV rows_in = LANE_IDS / (IDXV)lanes;
         const uint use = VW / lanes * lanes, lastv = se - VW, shift = lastv % lanes;
         for (uint s = 0; s < ns; s++) {

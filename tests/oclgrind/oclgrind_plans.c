@@ -52,10 +52,10 @@ static const clmax_type g_some_types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16
  * with three lanes (the narrow merge: 4-byte types), short slices of fewer lanes than a vector
  * (SLICES_SHORT: many to a work-item, the last item's short, by packed vectors with the lanes
  * dividing one or not (3 and 7 lanes in slices of at least VW * VW / 2 elements: a last vector
- * folded on its own), or one a work-item through its buffer in parts), tiles wider than a lane
- * block (STRIDED_WIDE, with run.sh's local memory; a block is 8 KiB of each row), and a strided
- * axis a GPU plan cuts into 32 segments or more (the work-group combine, with run.sh's 8 compute
- * units).
+ * folded on its own), or one a work-item: by packed vectors, or for 64-bit keys through its
+ * buffer in parts), tiles wider than a lane block (STRIDED_WIDE, with run.sh's local memory; a
+ * block is 8 KiB of each row), and a strided axis a GPU plan cuts into 32 segments or more (the
+ * work-group combine, with run.sh's 8 compute units).
  */
 enum { EVERY = 0, GPU_PLANS = 1, CPU_AUTO = 2 };
 
