@@ -99,12 +99,12 @@ clmax_plan clmax_plan_choose(const clmax_device_info *dev, uint64_t rows, uint64
          * segments would be a few rows long, so a lane per work-item there. */
         uint64_t tile = inner > 1 && !dev->loop_limit ? wide_tile(dev, inner, elem_size) : 0;
         int slices = short_slices(dev, rows, n, inner, elem_size, forced);
-        pl.kernel = tile                           ? CLMAX_KERNEL_STRIDED_WIDE
-                    : dev->loop_limit && inner > 1 ? CLMAX_KERNEL_STRIDED
-                    : slices                       ? CLMAX_KERNEL_SLICES_SHORT
-                    : inner > 1                    ? CLMAX_KERNEL_STRIDED_BLK
-                    : n <= CLMAX_SHORT_N           ? CLMAX_KERNEL_ROWS_SHORT
-                                                   : CLMAX_KERNEL_ROWS_VEC;
+        pl.kernel = tile                                   ? CLMAX_KERNEL_STRIDED_WIDE
+                    : dev->loop_limit && inner > 1         ? CLMAX_KERNEL_STRIDED
+                    : slices                               ? CLMAX_KERNEL_SLICES_SHORT
+                    : inner > 1                            ? CLMAX_KERNEL_STRIDED_BLK
+                    : n <= clmax_short_row_most(elem_size) ? CLMAX_KERNEL_ROWS_SHORT
+                                                           : CLMAX_KERNEL_ROWS_VEC;
         if (tile) pl.lane_block = tile;
     } else if (inner > 1) {
         pl.kernel = CLMAX_KERNEL_STRIDED;
@@ -174,7 +174,8 @@ uint64_t clmax_plan_item_loops(const clmax_plan *pl)
     switch (pl->kernel) {
     case CLMAX_KERNEL_ROWS_WG: /* wg elements a step, or 2 * wg vectors */
         return ceil_div(pl->seg_len, pl->wg) + CLMAX_LOOP_SLACK;
-    case CLMAX_KERNEL_ROWS_SHORT: /* rows of at most SHORT_N, read twice or thrice */
+    case CLMAX_KERNEL_ROWS_SHORT: /* rows under a vector (its buffer of SHORT_N a row) read
+                                   * twice or thrice; longer ones a vector a step */
         return 3 * CLMAX_SHORT_ROWS * CLMAX_SHORT_N + CLMAX_LOOP_SLACK;
     case CLMAX_KERNEL_SLICES_SHORT: /* its buffer's keys made, then scanned, a step each */
         return 2 * CLMAX_SHORT_SLICE + CLMAX_LOOP_SLACK;

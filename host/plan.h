@@ -35,7 +35,7 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_STRIDED,      /* work-items along inner */
     CLMAX_KERNEL_ROWS_VEC,     /* CPU devices: a (row, segment) per work-item in vector lanes */
     CLMAX_KERNEL_STRIDED_BLK,  /* CPU devices: a block of clmax_lane_block() inner lanes per item */
-    CLMAX_KERNEL_ROWS_SHORT,   /* CPU devices: CLMAX_SHORT_ROWS rows of <= CLMAX_SHORT_N per item */
+    CLMAX_KERNEL_ROWS_SHORT,   /* CPU devices: CLMAX_SHORT_ROWS short rows per item */
     CLMAX_KERNEL_STRIDED_WIDE, /* CPU devices: a tile of lane_block lanes per item, local pairs */
     CLMAX_KERNEL_SLICES_SHORT  /* CPU devices: whole slices of fewer lanes than a vector per item */
 } clmax_kernel_kind;
@@ -55,6 +55,17 @@ typedef enum clmax_kernel_kind {
 static inline unsigned clmax_vector_width(size_t elem_size)
 {
     return elem_size <= 2 ? 16 : elem_size == 4 ? 8 : 4;
+}
+
+/* Longest contiguous row of ROWS_SHORT: rows of up to 12 vectors of keys packed with their index
+ * (64-bit keys: 20 vectors, a max pass and an index pass), SR a work-item reduced together, ran
+ * faster there than a row a work-item of ROWS_VEC (PoCL, rows of 80 to 200: uint8 x1.6-4.5,
+ * float16 x1.05-1.7, float32 x1.5 at 80, float64 x1.2 at 80), longer ones slower (uint8 256,
+ * float32 128, float64 100: x0.59-0.84). Rows shorter than a vector go through the kernel's key
+ * buffer of SHORT_N a row. */
+static inline uint64_t clmax_short_row_most(size_t elem_size)
+{
+    return (elem_size == 8 ? 20 : 12) * (uint64_t)clmax_vector_width(elem_size);
 }
 
 /* Bytes of each row one work-item of STRIDED_BLK reads (kernels/strided.cl LB is this over the

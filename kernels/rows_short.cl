@@ -22,7 +22,7 @@
 #define HALVES_TO_4(T, op, v, q4) q4 = (v)
 #endif
 
-/* Short contiguous rows (n <= SHORT_N, no split): SR rows per work-item.
+/* Short contiguous rows (no split; host/plan.h clmax_short_row_most): SR rows per work-item.
  * Rows of at least VW elements: the row's keys in vectors of VW (the last vector overlaps the one
  * before it instead of running past the row). Keys of at most 32 bits are packed with their
  * index (PACK, above), so one vector max and one horizontal max give the winner. 64-bit keys:

@@ -48,8 +48,9 @@ static const clmax_type g_some_types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16
                                           CLMAX_TYPE_FLOAT64, CLMAX_TYPE_INT8};
 
 /* Shapes and the axis, each for elements of lo to hi bytes, in the configurations where says:
- * contiguous rows short and long (split by the planner on its own), strided axes, a strided axis
- * with three lanes (the narrow merge: 4-byte types), short slices of fewer lanes than a vector
+ * contiguous rows short and long (split by the planner on its own; rows of 80 still 16 to a
+ * work-item on CPU devices, the last item's short), strided axes, a strided axis with three
+ * lanes (the narrow merge: 4-byte types), short slices of fewer lanes than a vector
  * (SLICES_SHORT: many to a work-item, the last item's short, by packed vectors with the lanes
  * dividing one or not (3 and 7 lanes in slices of at least VW * VW / 2 elements: a last vector
  * folded on its own), or one a work-item: by packed vectors, or for 64-bit keys through its
@@ -70,6 +71,7 @@ typedef struct shape {
 static const shape g_shapes[] = {
     {2, {5, 40}, 1, 1, 8, EVERY},
     {2, {3, 700}, 1, 1, 8, EVERY},
+    {2, {17, 80}, 1, 1, 8, CPU_AUTO}, /* CPU devices: 16 rows past a vector a work-item */
     {3, {2, 50, 33}, 1, 1, 8, EVERY},
     {2, {60, 7}, 0, 1, 8, EVERY},
     {1, {1}, 0, 1, 8, EVERY},
