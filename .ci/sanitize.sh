@@ -9,9 +9,9 @@
 #   2. PoCL: CLMAX_REQUIRE_OPENCL=1; leak checking on, with .ci/lsan.supp hiding only the
 #      allocations that PoCL, LLVM (PoCL's in-process compiler) and the ICD loader never free;
 #      with the user's program cache, which .ci/run's suites have filled: building the kernels
-#      again (PoCL's compiler, not clmax's code) was 2/3 of this half's 323 s on a 2-core VM. The
-#      cache's miss path, building and storing, still runs sanitized in the tests of the cache
-#      (clmax.cache, cli.cache.*), which set folders of their own.
+#      again (PoCL's compiler, not clmax's code) took this half from 256 s to 323 s on a 2-core
+#      VM. The cache's miss path, building and storing, still runs sanitized in the tests of the
+#      cache (clmax.cache, cli.cache.*), which set folders of their own.
 # Both on small shapes (CLMAX_TEST_SMALL=1, as valgrind): the cases of millions of elements run
 # the same code as the small ones, which still span several threads' units (tensors over 256 KiB),
 # and took most of the time (the CPU half 284 s with them, 106 s without, on a 2-core VM); the

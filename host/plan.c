@@ -59,8 +59,8 @@ static uint64_t slices_per_item(uint64_t n, uint64_t inner)
  * vector, which STRIDED_BLK would scan one lane at a time (at 0.05-0.20 of the limit on PoCL, a
  * work-item per slice), in slices short enough for a work-item each. Slices of one-byte keys past
  * 4096 elements ran faster on STRIDED_BLK (0.10-0.11 against 0.08-0.09) than an element at a time,
- * but not than packed vectors (uint8 [B, 4096..8192, 3] 0.05-0.08 -> 0.55-0.65 on PoCL; past 32
- * KiB they were no faster, 0.13-0.37 either way). Slices are never split, so STRIDED_BLK's
+ * but not than packed vectors (uint8 [B, 4096..8192, 3] 0.07-0.08 -> 0.41-0.65 on PoCL; past 32
+ * KiB they were no faster, 0.12-0.50 either way). Slices are never split, so STRIDED_BLK's
  * segments take a forced split, and too few slices to fill the device on an axis long enough to
  * split (the test of the split below). */
 static int short_slices(const clmax_device_info *dev, uint64_t rows, uint64_t n, uint64_t inner,

@@ -253,7 +253,7 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
         (whole || se * (uint)sizeof(RAW_T) <= PACKED_SLICE)) {
         /* Slices by vectors of packed (key, row) pairs: whole ones, or a longer one an item of up
          * to PACKED_SLICE bytes (the scan below took those an element at a time: uint8 [B, 1000,
-         * 3] 0.08-0.10 -> 0.42-0.44 of the limit, float32 0.22-0.25 -> 0.64-0.72; longer ones
+         * 3] 0.08-0.10 -> 0.25-0.44 of the limit, float32 0.22-0.28 -> 0.45-0.72; longer ones
          * were no faster this way). A vector loaded at a multiple of lanes holds use = VW / lanes
          * * lanes elements of whole rows and then the start of the next row; lane q is always the
          * slice's lane q % lanes, of row q / lanes past the vector's first, so the steps of use
