@@ -246,7 +246,7 @@ CLMAX_API const char *clmax_context_warnings(const clmax_context *ctx);
 
 /* The operators of clmax_prebuild_options.operators, a mask (0: all of them). */
 #define CLMAX_PREBUILD_ARGMAX 1u  /* ArgMax, and the maxima with their indices */
-#define CLMAX_PREBUILD_ARGMIN 2u  /* ArgMin, and the minima with their indices */
+#define CLMAX_PREBUILD_ARGMIN 2u  /* ArgMin, the minima with their indices (ArgMax's programs) */
 #define CLMAX_PREBUILD_HARDMAX 4u /* Hardmax (float types only) */
 
 /* What clmax_context_prebuild() makes ready. Fill with clmax_prebuild_options_init() (every type

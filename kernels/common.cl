@@ -8,7 +8,7 @@
  * Elements are loaded as raw bits (uchar, ushort, uint, ulong), so float16, bfloat16 and double
  * need neither cl_khr_fp16 nor cl_khr_fp64. Specialised by defines:
  *   RAW_T   raw element type           KEY_T  key type (uint, or ulong for 64-bit elements)
- *   KEY(u)  key of raw bits u          LAST   1: ties go to the largest index
+ *   KEYFN   key of raw bits (KEY(u))   LAST   1: ties go to the largest index
  *   WG      work-group size of reduce_rows_wg (a power of two)
  *   OUT_MODE 0: write int64 indices; 1: int32 indices; 2: Hardmax, write ONE_BITS (of RAW_T) at
  *           the winner of an output already filled with zeros (or zeroed by the kernel itself:
@@ -21,31 +21,23 @@
  * reduced separately into a partial pair part[PART(q, seg, nq, nseg) + {0: key, 1: index}] (nq:
  * the box's pairs) and merged by combine. flags: ACCUM: merge with the running pair state[2 * q +
  * {0, 1}] (an earlier chunk of the axis); FINAL: write the answer to out + out_off, else keep the
- * pair in state for the next chunk. Indices are absolute along the axis: j0 is the first index of
- * the box.
+ * pair in state for the next chunk; KEY_MIN: ArgMin (KEY_MASK). Indices are absolute along the
+ * axis: j0 is the first index of the box.
  */
 #ifndef RAW_T
 #define RAW_T uint
 #define KEY_T uint
 #define KEYFN key_f32
 #endif
-#ifndef MIN
-#define MIN 0 /* ArgMin: keys reversed within KEY_ALL, NaN (ISFLOAT) kept the largest */
-#endif
-#ifndef ISFLOAT
-#define ISFLOAT 1
-#endif
 #ifndef KEY_ALL
 #define KEY_ALL 0xFFFFFFFFu
 #endif
-#if MIN && ISFLOAT
-#define MINK(k) ((k) == (KEY_T)KEY_ALL ? (k) : (~(k) & (KEY_T)KEY_ALL))
-#elif MIN
-#define MINK(k) (~(k) & (KEY_T)KEY_ALL)
-#else
-#define MINK(k) (k)
-#endif
-#define KEY(u) MINK(KEYFN(u))
+/* ArgMin is ArgMax of the keys reversed within KEY_ALL, a float NaN kept the largest: the key
+ * functions take a mask km, 0 or KEY_ALL, which a kernel reads from its flags (KEY_MIN), so that
+ * ArgMax and ArgMin share every program (one xor an element; as a define, half the programs were
+ * built twice). KEY(u) and VKEY use the km in scope. */
+#define KEY_MASK(flags) (((flags)&KEY_MIN) ? (KEY_T)KEY_ALL : (KEY_T)0)
+#define KEY(u) KEYFN(u, km)
 #ifndef LAST
 #define LAST 0
 #endif
@@ -65,6 +57,9 @@
 
 #define ACCUM 1
 #define FINAL 2
+#define KEY_MIN 4
+/* The box is the whole axis, its answers written at once (no chunk before or after). */
+#define ONLY_FINAL(flags) (((flags) & (ACCUM | FINAL)) == FINAL)
 
 #ifndef ES
 #define ES 4 /* bytes per element */
@@ -95,44 +90,46 @@
 #define NT_FENCE()
 #endif
 
-uint key_f32(uint u)
+/* The keys of raw bits u under mask km (KEY_MASK). A NaN's key is KEY_ALL under either mask; no
+ * other value's is. */
+uint key_f32(uint u, uint km)
 {
     if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0xFFFFFFFFu;
     if ((u & 0x7FFFFFFFu) == 0) u = 0;
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return ((u & 0x80000000u) ? ~u : (u | 0x80000000u)) ^ km;
 }
 
-uint key_f16(ushort v)
+uint key_f16(ushort v, uint km)
 {
     uint u = v;
     if ((u & 0x7FFFu) > 0x7C00u) return 0xFFFFu;
     if ((u & 0x7FFFu) == 0) u = 0;
-    return (u & 0x8000u) ? (~u & 0xFFFFu) : (u | 0x8000u);
+    return ((u & 0x8000u) ? (~u & 0xFFFFu) : (u | 0x8000u)) ^ km;
 }
 
-uint key_bf16(ushort v)
+uint key_bf16(ushort v, uint km)
 {
     uint u = v;
     if ((u & 0x7FFFu) > 0x7F80u) return 0xFFFFu;
     if ((u & 0x7FFFu) == 0) u = 0;
-    return (u & 0x8000u) ? (~u & 0xFFFFu) : (u | 0x8000u);
+    return ((u & 0x8000u) ? (~u & 0xFFFFu) : (u | 0x8000u)) ^ km;
 }
 
-ulong key_f64(ulong u)
+ulong key_f64(ulong u, ulong km)
 {
     if ((u & 0x7FFFFFFFFFFFFFFFul) > 0x7FF0000000000000ul) return 0xFFFFFFFFFFFFFFFFul;
     if ((u & 0x7FFFFFFFFFFFFFFFul) == 0) u = 0;
-    return (u & 0x8000000000000000ul) ? ~u : (u | 0x8000000000000000ul);
+    return ((u & 0x8000000000000000ul) ? ~u : (u | 0x8000000000000000ul)) ^ km;
 }
 
-#define key_u8(u) ((uint)(u))
-#define key_i8(u) ((uint)(u) ^ 0x80u)
-#define key_u16(u) ((uint)(u))
-#define key_i16(u) ((uint)(u) ^ 0x8000u)
-#define key_u32(u) ((uint)(u))
-#define key_i32(u) ((uint)(u) ^ 0x80000000u)
-#define key_u64(u) ((ulong)(u))
-#define key_i64(u) ((ulong)(u) ^ 0x8000000000000000ul)
+#define key_u8(u, km) ((uint)(u) ^ (km))
+#define key_i8(u, km) ((uint)(u) ^ (0x80u ^ (km)))
+#define key_u16(u, km) ((uint)(u) ^ (km))
+#define key_i16(u, km) ((uint)(u) ^ (0x8000u ^ (km)))
+#define key_u32(u, km) ((uint)(u) ^ (km))
+#define key_i32(u, km) ((uint)(u) ^ (0x80000000u ^ (km)))
+#define key_u64(u, km) ((ulong)(u) ^ (km))
+#define key_i64(u, km) ((ulong)(u) ^ (0x8000000000000000ul ^ (km)))
 
 /* Is (ka, ia) preferred over (kb, ib)? A strict total order, so any reduction tree gives the same
  * answer. An empty slot is (0, LAST ? 0 : ULONG_MAX) and never beats a real element. */

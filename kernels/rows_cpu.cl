@@ -19,6 +19,7 @@ void merge_lanes(KEYV vk, IDXV vi, ulong base, KEY_T *bk, ulong *bi)
 __kernel void reduce_rows_vec(REDUCE_ARGS)
 {
     const ulong part_nq = count;
+    const KEY_T km = KEY_MASK(flags);
     ulong g = get_global_id(0);
     if (g >= count * nseg) return;
     ulong q = g / nseg, seg = g % nseg;
@@ -31,7 +32,7 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
 #if FUSED_ZERO
     /* A whole row of at most WHOLE_ROW_BYTES is written after it is read, the one in its word
      * (write_onehot): the zeros' non-temporal stores, then the one, read the one's line back. */
-    const int whole = nseg == 1 && flags == FINAL && j0 == 0 && (ulong)len * ES <= WHOLE_ROW_BYTES;
+    const int whole = nseg == 1 && ONLY_FINAL(flags) && j0 == 0 && (ulong)len * ES <= WHOLE_ROW_BYTES;
     zrun z = zero_edges(out, out_off + q * n + b, whole ? 0 : len);
     uint zd = 0; /* words written */
 #endif

@@ -5,6 +5,7 @@
 __kernel void reduce_rows_wi(REDUCE_ARGS)
 {
     const ulong part_nq = count;
+    const KEY_T km = KEY_MASK(flags);
     ulong g = get_global_id(0);
     if (g >= count * nseg) return;
     ulong q = g / nseg, seg = g % nseg;
@@ -77,6 +78,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void reduce_rows_wg(RED
     __local KEY_T lk[WG];
     __local ulong li[WG];
     const ulong part_nq = count;
+    const KEY_T km = KEY_MASK(flags);
     ulong g = get_group_id(0);
     uint t = get_local_id(0);
     ulong q = g / nseg, seg = g % nseg;

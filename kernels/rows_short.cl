@@ -49,7 +49,7 @@
 #define PACK_LEVEL(a, b) max((PACKV_T)((a).even, (b).even), (PACKV_T)((a).odd, (b).odd))
 /* A row of at least VW elements as packed pairs (the overlapping last vector only repeats
  * pairs). */
-PACKV_T row_packed(__global const RAW_T *p, uint lastv)
+PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
 {
     PREFETCH_AHEAD(p);
     PACKV_T c = PACKV(VKEY(VLOAD(0, p + lastv)), LANE_IDS + (IDXV)lastv);
@@ -73,6 +73,7 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv)
 void rows_short(REDUCE_ARGS)
 {
     const ulong part_nq = count;
+    const KEY_T km = KEY_MASK(flags);
     ulong r0 = get_global_id(0) * SR;
     if (r0 >= count) return;
     uint rows = (uint)min((ulong)SR, count - r0);
@@ -95,8 +96,8 @@ void rows_short(REDUCE_ARGS)
     }
 /* Row r_ as packed pairs: rows of exactly one vector (vector r_ of the work-item's: lastv is 0,
  * a constant, so row_packed's loop goes), or any. */
-#define ROW_ONE(r_) row_packed(p + (r_)*VW, 0)
-#define ROW_ANY(r_) row_packed(p + (r_)*len, lastv)
+#define ROW_ONE(r_) row_packed(p + (r_)*VW, 0, km)
+#define ROW_ANY(r_) row_packed(p + (r_)*len, lastv, km)
             PACKV_T v;
             if (len == VW) {
                 /* Without row_packed's loop: its trip count unknown to the compiler, it kept a
@@ -106,7 +107,7 @@ void rows_short(REDUCE_ARGS)
                 ROWS16(ROW_ANY)
             }
 #if OUT_MODE != 2
-            if (nseg == 1 && flags == FINAL) { /* the answers go straight out */
+            if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
                 CAT(OUT_T, 16)
                 o = CAT(convert_, CAT(OUT_T, 16))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0;
                 __global OUT_T *d = out + out_off + r0;
@@ -139,14 +140,14 @@ void rows_short(REDUCE_ARGS)
                 __global const RAW_T *ph = p + h * len;
                 PACKV_T v;
                 if (len == 2 * VW) { /* the loops go (lastv a constant) */
-#define PROW2(r_) row_packed(ph + (r_)*2 * VW, VW)
+#define PROW2(r_) row_packed(ph + (r_)*2 * VW, VW, km)
                     ROWS8(PROW2, 0, v)
                 } else {
-#define PROW(r_) row_packed(ph + (r_)*len, lastv)
+#define PROW(r_) row_packed(ph + (r_)*len, lastv, km)
                     ROWS8(PROW, 0, v)
                 }
 #if OUT_MODE != 2
-                if (nseg == 1 && flags == FINAL) { /* the answers go straight out */
+                if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
                     CAT(OUT_T, 8)
                     o = CAT(convert_, CAT(OUT_T, 8))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0;
                     vstore8(o, 0, out + out_off + r0 + h);
@@ -162,7 +163,7 @@ void rows_short(REDUCE_ARGS)
         }
 #endif
         for (uint r = 0; r < rows; r++, p += len) {
-            PACKV_T c = row_packed(p, lastv);
+            PACKV_T c = row_packed(p, lastv, km);
             PACK_T m;
             HALF_REDUCE(PACK_T, max, c, m);
             FINISH(PACK_KEY(m), j0 + PACK_INDEX(m), r0 + r, 0);
@@ -240,6 +241,7 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
 __kernel void reduce_slices_short(REDUCE_ARGS)
 {
     const ulong part_nq = count * inner;
+    const KEY_T km = KEY_MASK(flags);
     const uint lanes = (uint)inner, len = (uint)n, se = len * lanes;
     const uint whole = se <= SR * SHORT_N;
     const uint per = whole ? SR * SHORT_N / se : 1;

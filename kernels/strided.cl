@@ -5,6 +5,7 @@
 __kernel void reduce_strided(REDUCE_ARGS)
 {
     const ulong part_nq = count * inner;
+    const KEY_T km = KEY_MASK(flags);
     ulong lane = get_global_id(0);
     ulong g = get_global_id(1);
     if (lane >= inner || g >= count * nseg) return; /* count: rows */
@@ -77,6 +78,7 @@ __kernel void reduce_strided(REDUCE_ARGS)
  * its segment. */
 #define STRIDED_ITEM(w)                                                                            \
     const ulong part_nq = count * inner;                                                           \
+    const KEY_T km = KEY_MASK(flags);                                                              \
     ulong lane0 = get_global_id(0) * (w);                                                          \
     ulong g = get_global_id(1);                                                                    \
     if (lane0 >= inner || g >= count * nseg) return;                                               \
@@ -135,7 +137,7 @@ __kernel void reduce_strided(REDUCE_ARGS)
 #define WHOLE whole
 #define WHOLE_START()                                                                              \
     __global OUT_T *wo = out + out_off + row * n * inner + lane0;                                  \
-    const int whole = nseg == 1 && flags == FINAL && j0 == 0 && nv * VW == lanes &&                \
+    const int whole = nseg == 1 && ONLY_FINAL(flags) && j0 == 0 && nv * VW == lanes &&                \
                       (inner * ES) % 16 == 0 && ((ulong)wo & 15) == 0 &&                           \
                       (ulong)len * lanes * ES <= WHOLE_BYTES;                                      \
     const uint zlanes = whole ? 0 : lanes

@@ -33,13 +33,15 @@ __kernel void fill_zero(__global uchar *y, ulong off, ulong n, ulong per)
 /* host/narrow.c's merge, for the enqueue API: output q = o * inner + l of [outer, n, inner] from
  * the winners widx[widx_off + o * g * inner + c * inner + l] (class c < g: rows c, g + c, ...) of
  * the wide problem [outer, n / g, g * inner], and the rows past its last wide row; by key, then by
- * row under the tie rule. Written as OUT_MODE says (Hardmax: the one, the zeros already there). */
+ * row under the tie rule (flags: KEY_MIN for ArgMin). Written as OUT_MODE says (Hardmax: the one,
+ * the zeros already there). */
 __kernel void narrow_merge(__global const RAW_T *x, ulong x_off, ulong n, ulong inner, ulong g,
                            ulong count, __global const long *widx, ulong widx_off,
-                           __global OUT_T *out, ulong out_off)
+                           __global OUT_T *out, ulong out_off, int flags)
 {
     const ulong q = get_global_id(0);
     if (q >= count) return;
+    const KEY_T km = KEY_MASK(flags);
     const ulong o = q / inner, l = q % inner, m = g * inner, full = n / g * g;
     __global const RAW_T *base = x + x_off + o * n * inner + l;
     KEY_T bk = 0;

@@ -39,7 +39,7 @@
 #define IDXV CAT(uint, VW)
 #define VLOAD CAT(vload, VW)
 #define VSTORE CAT(vstore, VW)
-#define VKEY(x_) VMINK(CAT(v, KEYFN)(x_))
+#define VKEY(x_) CAT(v, KEYFN)(x_, km)
 #if KEY64
 #define KMASK CAT(long, VW)
 #define IDX_MASK(m) CAT(convert_int, VW)(m)
@@ -64,53 +64,42 @@
 /* Vector keys: the scalar maps written with lane masks (a vector comparison gives -1 where
  * true). */
 #if KEY64
-KEYV vkey_f64(RAWV v)
+KEYV vkey_f64(RAWV v, KEY_T km)
 {
     KEYV u = KEY_CONVERT(v);
     KEYV a = u & 0x7FFFFFFFFFFFFFFFul;
     u &= AS_KEYV(a != (KEYV)0);
     KEYV s = (KEYV)0 - (u >> 63);
-    return (u ^ (s | 0x8000000000000000ul)) | AS_KEYV(a > (KEYV)0x7FF0000000000000ul);
+    return (u ^ ((s | 0x8000000000000000ul) ^ km)) | AS_KEYV(a > (KEYV)0x7FF0000000000000ul);
 }
-#define vkey_u64(x_) KEY_CONVERT(x_)
-#define vkey_i64(x_) (KEY_CONVERT(x_) ^ 0x8000000000000000ul)
+#define vkey_u64(x_, km) (KEY_CONVERT(x_) ^ (km))
+#define vkey_i64(x_, km) (KEY_CONVERT(x_) ^ (0x8000000000000000ul ^ (km)))
 #else
-KEYV vkey_f32(RAWV v)
+KEYV vkey_f32(RAWV v, KEY_T km)
 {
     KEYV u = KEY_CONVERT(v);
     KEYV a = u & 0x7FFFFFFFu;
     u &= AS_KEYV(a != (KEYV)0);
     KEYV s = (KEYV)0 - (u >> 31);
-    return (u ^ (s | 0x80000000u)) | AS_KEYV(a > (KEYV)0x7F800000u);
+    return (u ^ ((s | 0x80000000u) ^ km)) | AS_KEYV(a > (KEYV)0x7F800000u);
 }
 #define VKEY16(name, INF)                                                                          \
-    KEYV name(RAWV v)                                                                              \
+    KEYV name(RAWV v, KEY_T km)                                                                    \
     {                                                                                              \
         KEYV u = KEY_CONVERT(v);                                                                   \
         KEYV a = u & 0x7FFFu;                                                                      \
         u &= AS_KEYV(a != (KEYV)0);                                                                \
         KEYV s = (KEYV)0 - (u >> 15);                                                              \
-        return ((u ^ (s | 0x8000u)) | AS_KEYV(a > (KEYV)(INF))) & 0xFFFFu;                         \
+        return ((u ^ ((s | 0x8000u) ^ km)) | AS_KEYV(a > (KEYV)(INF))) & 0xFFFFu;                  \
     }
 VKEY16(vkey_f16, 0x7C00u)
 VKEY16(vkey_bf16, 0x7F80u)
-#define vkey_u8(x_) KEY_CONVERT(x_)
-#define vkey_i8(x_) (KEY_CONVERT(x_) ^ 0x80u)
-#define vkey_u16(x_) KEY_CONVERT(x_)
-#define vkey_i16(x_) (KEY_CONVERT(x_) ^ 0x8000u)
-#define vkey_u32(x_) KEY_CONVERT(x_)
-#define vkey_i32(x_) (KEY_CONVERT(x_) ^ 0x80000000u)
-#endif
-
-#if MIN && ISFLOAT
-KEYV VMINK(KEYV k)
-{
-    return select(~k & (KEYV)KEY_ALL, k, k == (KEYV)KEY_ALL);
-}
-#elif MIN
-#define VMINK(k) (~(k) & (KEYV)KEY_ALL)
-#else
-#define VMINK(k) (k)
+#define vkey_u8(x_, km) (KEY_CONVERT(x_) ^ (km))
+#define vkey_i8(x_, km) (KEY_CONVERT(x_) ^ (0x80u ^ (km)))
+#define vkey_u16(x_, km) (KEY_CONVERT(x_) ^ (km))
+#define vkey_i16(x_, km) (KEY_CONVERT(x_) ^ (0x8000u ^ (km)))
+#define vkey_u32(x_, km) (KEY_CONVERT(x_) ^ (km))
+#define vkey_i32(x_, km) (KEY_CONVERT(x_) ^ (0x80000000u ^ (km)))
 #endif
 
 /* One step of VW running pairs: element keys k at relative index vector j. */

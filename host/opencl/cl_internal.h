@@ -93,8 +93,8 @@ struct clmax_cl {
 };
 
 /* The programs for a type, tie rule, work-group size and output (nothing built yet; call with
- * cl->lock held, as for the two below). */
-clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
+ * cl->lock held, as for the two below). ArgMax and ArgMin share them (CLMAX_BOX_MIN). */
+clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
                                   clmax_out_mode mode, clmax_cl_program **out);
 /* Kernel id of p, its family built (or read from the store) first if it is not yet. */
 clmax_status clmax_cl_kernel(clmax_cl *cl, clmax_cl_program *p, clmax_cl_kernel_id id,
@@ -127,11 +127,11 @@ const char *clmax_cl_feature_options(const clmax_cl *cl, int feature);
 typedef struct clmax_cl_box {
     cl_mem x;
     uint64_t x_off, rows, n, inner, j0;
-    int flags; /* CLMAX_BOX_ACCUM, CLMAX_BOX_FINAL */
+    int flags; /* CLMAX_BOX_ACCUM, CLMAX_BOX_FINAL, CLMAX_BOX_MIN */
     cl_mem part, state, out;
     uint64_t out_off;
 } clmax_cl_box;
-enum { CLMAX_BOX_ACCUM = 1, CLMAX_BOX_FINAL = 2 };
+enum { CLMAX_BOX_ACCUM = 1, CLMAX_BOX_FINAL = 2, CLMAX_BOX_MIN = 4 };
 
 /* Bytes of `part` a box needs under plan pl (0 when the axis is not split). */
 uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner);

@@ -155,6 +155,7 @@ static clmax_status enqueue_merge(clmax_cl *cl, clmax_cl_program *prog, const cl
     if (st != CLMAX_OK) return st;
     cl_ulong xo = x_off, n = p->n, inner = p->inner, gg = g, count = p->outer * p->inner;
     cl_ulong wo = widx_off, yo = y_off;
+    cl_int flags = p->min ? CLMAX_BOX_MIN : 0;
     cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof xo, &xo);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof n, &n);
@@ -165,6 +166,7 @@ static clmax_status enqueue_merge(clmax_cl *cl, clmax_cl_program *prog, const cl
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 7, sizeof wo, &wo);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof y, &y);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 9, sizeof yo, &yo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 10, sizeof flags, &flags);
     if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(narrow_merge)", err);
     return enqueue_per_output(cl, k, "narrow_merge", count, wg, after, done);
 }
@@ -278,10 +280,10 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
     /* prog: the reduce kernels (int64 indices into scratch for a wide problem); mprog: the merge,
      * writing y as mode says, and the fill. */
     clmax_cl_program *prog, *mprog;
-    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, p->min, ep.pl.wg,
+    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, ep.pl.wg,
                                            ep.g ? CLMAX_OUT_INDEX64 : mode, &prog);
     if (st == CLMAX_OK)
-        st = ep.g ? clmax_cl_get_program(cl, p->type, p->last, p->min, ep.pl.wg, mode, &mprog)
+        st = ep.g ? clmax_cl_get_program(cl, p->type, p->last, ep.pl.wg, mode, &mprog)
                   : (mprog = prog, CLMAX_OK);
     if (st != CLMAX_OK) return st;
 
@@ -335,7 +337,7 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
                       ep.w.n,
                       ep.w.inner,
                       0,
-                      CLMAX_BOX_FINAL,
+                      CLMAX_BOX_FINAL | (p->min ? CLMAX_BOX_MIN : 0),
                       scratch,
                       NULL,
                       ep.g ? scratch : y,
@@ -378,13 +380,13 @@ static int is_float(clmax_type t)
 }
 
 /* Family f of the programs for these options, counted in report. */
-static clmax_status prebuild_one(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
+static clmax_status prebuild_one(clmax_cl *cl, clmax_type type, int last, size_t wg,
                                  clmax_out_mode mode, int f, clmax_prebuild_report *report)
 {
     clmax_cl_program *prog;
     pthread_mutex_lock(&cl->lock);
     int how = 0;
-    clmax_status st = clmax_cl_get_program(cl, type, last, min, wg, mode, &prog);
+    clmax_status st = clmax_cl_get_program(cl, type, last, wg, mode, &prog);
     if (st == CLMAX_OK) st = clmax_cl_family(cl, prog, f, &how);
     if (st == CLMAX_OK) {
         report->programs++;
@@ -399,12 +401,12 @@ static clmax_status prebuild_one(clmax_cl *cl, clmax_type type, int last, int mi
     return st;
 }
 
-/* Whether ops asks for variant v of type's programs: 0-7 ArgMax (bit 1 of v clear) or ArgMin
- * (set), over the tie rule (bit 0) and the index type (bit 2); 8 Hardmax, float types only. */
+/* Whether ops asks for variant v of type's programs: 0-3 ArgMax or ArgMin (they share them),
+ * over the tie rule (bit 0) and the index type (bit 1); 4 Hardmax, float types only. */
 static int prebuild_wants(unsigned ops, clmax_type type, int v)
 {
-    if (v == 8) return (ops & CLMAX_PREBUILD_HARDMAX) && is_float(type);
-    return (ops & ((v & 2) ? CLMAX_PREBUILD_ARGMIN : CLMAX_PREBUILD_ARGMAX)) != 0;
+    if (v == 4) return (ops & CLMAX_PREBUILD_HARDMAX) && is_float(type);
+    return (ops & (CLMAX_PREBUILD_ARGMAX | CLMAX_PREBUILD_ARGMIN)) != 0;
 }
 
 clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options *options,
@@ -423,21 +425,21 @@ clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options 
     const unsigned ops = options->operators;
     size_t total = 0;
     for (size_t i = 0; i < ntypes; i++)
-        for (int v = 0; v < 9; v++)
+        for (int v = 0; v < 5; v++)
             total += CLMAX_CL_NFAMILIES * (size_t)prebuild_wants(ops, types[i], v);
     clmax_cl *cl = ctx->cl;
     const size_t wg = clmax_cl_plan_wg(cl);
     clmax_status st = CLMAX_OK;
     for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++)
-        for (int v = 0; v < 9 && st == CLMAX_OK; v++) {
+        for (int v = 0; v < 5 && st == CLMAX_OK; v++) {
             if (!prebuild_wants(ops, types[i], v)) continue;
-            int last = v == 8 ? 0 : v & 1, min = v == 8 ? 0 : (v >> 1) & 1;
-            clmax_out_mode mode = v == 8    ? CLMAX_OUT_HARDMAX
-                                  : (v & 4) ? CLMAX_OUT_INDEX32
+            int last = v == 4 ? 0 : v & 1;
+            clmax_out_mode mode = v == 4    ? CLMAX_OUT_HARDMAX
+                                  : (v & 2) ? CLMAX_OUT_INDEX32
                                             : CLMAX_OUT_INDEX64;
             for (int f = 0; f < CLMAX_CL_NFAMILIES && st == CLMAX_OK; f++) {
                 size_t compiled = report->compiled;
-                st = prebuild_one(cl, types[i], last, min, wg, mode, f, report);
+                st = prebuild_one(cl, types[i], last, wg, mode, f, report);
                 if (st == CLMAX_OK && options->progress != NULL)
                     options->progress(options->user, report->programs, total,
                                       report->compiled != compiled);

@@ -1,7 +1,8 @@
 /* Programs: each kernel family (a file of kernels/, embedded at build time) compiled with the
- * common definitions as a program of its own, specialised per type, tie rule and work-group size
- * with -D defines, built on first use of one of its kernels and kept in the context and the store.
- * A program of every kernel was 12 kernels' code generation on a cold call that launches one. */
+ * common definitions as a program of its own, specialised per type, tie rule, output and
+ * work-group size with -D defines (ArgMin is a flag of the launch: kernels/common.cl KEY_MASK),
+ * built on first use of one of its kernels and kept in the context and the store. A program of
+ * every kernel was 12 kernels' code generation on a cold call that launches one. */
 #include "cl_cache.h"
 #include "cl_internal.h"
 
@@ -170,13 +171,11 @@ static unsigned long one_bits(clmax_type t)
     }
 }
 
-clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int min, size_t wg,
+clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
                                   clmax_out_mode mode, clmax_cl_program **out)
 {
     const char *raw, *key, *fn;
     type_defines(type, &raw, &key, &fn);
-    int is_float = type == CLMAX_TYPE_FLOAT16 || type == CLMAX_TYPE_BFLOAT16 ||
-                   type == CLMAX_TYPE_FLOAT32 || type == CLMAX_TYPE_FLOAT64;
     size_t es = clmax_type_size(type);
     const char *all = es == 1   ? "0xFFu"
                       : es == 2 ? "0xFFFFu"
@@ -194,11 +193,10 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, int m
     int n = snprintf(
         options, sizeof options,
         "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
-        "-DMIN=%d -DISFLOAT=%d -DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d "
-        "-DES=%zu %s %s",
+        "-DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d -DES=%zu %s %s",
         raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode,
-        (int)clmax_lane_block(es), min ? 1 : 0, is_float, all, clmax_vector_width(es),
-        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, prefetch ? CLMAX_CPU_PREFETCH : 0, nt, es,
+        (int)clmax_lane_block(es), all, clmax_vector_width(es), CLMAX_SHORT_ROWS, CLMAX_SHORT_N,
+        prefetch ? CLMAX_CPU_PREFETCH : 0, nt, es,
         prefetch ? clmax_cl_feature_options(cl, CLMAX_CL_PREFETCH) : "",
         nt == 2 ? clmax_cl_feature_options(cl, CLMAX_CL_NT_STORE) : "");
     if (mode == CLMAX_OUT_HARDMAX)

@@ -141,8 +141,7 @@ static clmax_status run_box(clmax_context *ctx, work *w, const clmax_problem *p,
     clmax_plan pl = clmax_plan_choose(clmax_cl_info(cl), b->rows, b->n, b->inner,
                                       clmax_type_size(p->type), ctx->strategy);
     clmax_cl_program *prog;
-    clmax_status st =
-        clmax_cl_get_program(cl, p->type, p->last, p->min, pl.wg, CLMAX_OUT_INDEX64, &prog);
+    clmax_status st = clmax_cl_get_program(cl, p->type, p->last, pl.wg, CLMAX_OUT_INDEX64, &prog);
     if (st != CLMAX_OK) return st;
     uint64_t need = clmax_cl_part_bytes(&pl, b->rows, b->inner);
     if (need > w->part_bytes) {
@@ -259,7 +258,8 @@ static clmax_status reduce_locked(clmax_context *ctx, const clmax_problem *p, co
                                   ri,
                                   j0,
                                   (j0 > 0 ? CLMAX_BOX_ACCUM : 0) |
-                                      (j0 + rn >= n ? CLMAX_BOX_FINAL : 0),
+                                      (j0 + rn >= n ? CLMAX_BOX_FINAL : 0) |
+                                      (p->min ? CLMAX_BOX_MIN : 0),
                                   NULL,
                                   w.state,
                                   w.out,
