@@ -10,9 +10,9 @@
  *   RAW_T   raw element type           KEY_T  key type (uint, or ulong for 64-bit elements)
  *   KEYFN   key of raw bits (KEY(u))   LAST   1: ties go to the largest index
  *   WG      work-group size of reduce_rows_wg (a power of two)
- *   OUT_MODE 0: write int64 indices; 1: int32 indices; 2: Hardmax, write ONE_BITS (of RAW_T) at
- *           the winner of an output already filled with zeros (or zeroed by the kernel itself:
- *           FUSED_ZERO in vec.cl)
+ *   OUT_MODE 0: write indices, int64 (int32 with the flag OUT32); 2: Hardmax, write ONE_BITS (of
+ *           RAW_T) at the winner of an output already filled with zeros (or zeroed by the kernel
+ *           itself: FUSED_ZERO in vec.cl)
  *   NT      1: planned as a CPU device (CLMAX_PLAN=cpu on another device); 2: a CPU device,
  *           whose bulk output may go out with non-temporal stores (see NT_STORE); 0: neither
  *
@@ -21,8 +21,8 @@
  * reduced separately into a partial pair part[PART(q, seg, nq, nseg) + {0: key, 1: index}] (nq:
  * the box's pairs) and merged by combine. flags: ACCUM: merge with the running pair state[2 * q +
  * {0, 1}] (an earlier chunk of the axis); FINAL: write the answer to out + out_off, else keep the
- * pair in state for the next chunk; KEY_MIN: ArgMin (KEY_MASK). Indices are absolute along the
- * axis: j0 is the first index of the box.
+ * pair in state for the next chunk; KEY_MIN: ArgMin (KEY_MASK); OUT32: int32 indices (OUT_MODE
+ * 0). Indices are absolute along the axis: j0 is the first index of the box.
  */
 #ifndef RAW_T
 #define RAW_T uint
@@ -48,9 +48,7 @@
 #define OUT_MODE 0
 #endif
 #if OUT_MODE == 0
-#define OUT_T long
-#elif OUT_MODE == 1
-#define OUT_T int
+#define OUT_T long /* int with OUT32: out is cast where an index is stored */
 #else
 #define OUT_T RAW_T
 #endif
@@ -58,6 +56,7 @@
 #define ACCUM 1
 #define FINAL 2
 #define KEY_MIN 4
+#define OUT32 8 /* int32 indices: a flag like KEY_MIN, so they share int64's programs */
 /* The box is the whole axis, its answers written at once (no chunk before or after). */
 #define ONLY_FINAL(flags) (((flags) & (ACCUM | FINAL)) == FINAL)
 
@@ -183,7 +182,10 @@ void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, ulong nq, int flag
 #if OUT_MODE == 2
     out[out_off + (q / inner) * n * inner + i * inner + q % inner] = (OUT_T)ONE_BITS;
 #else
-    out[out_off + q] = (OUT_T)i;
+    if (flags & OUT32)
+        ((__global int *)out)[out_off + q] = (int)i;
+    else
+        out[out_off + q] = (OUT_T)i;
 #endif
 }
 

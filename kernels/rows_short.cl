@@ -70,6 +70,28 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
         out = PACK_LEVEL(PACK_LEVEL(a0_, a1_), PACK_LEVEL(a2_, a3_));                              \
     }
 #endif
+/* The 16 rows' winners in packed vector v, as indices of type T (long, or int with OUT32) at
+ * out + out_off + r0. One-byte rows of 16 write half as many bytes as they read: non-temporal
+ * stores (where the 16 answers are aligned as a vector) save the lines' reads. Types that write
+ * less (float16: a quarter) lost with them: one-byte types only. */
+#if HAVE_NT && ES == 1
+#define NT_ROWS 1
+#else
+#define NT_ROWS 0
+#endif
+#define STORE16(T)                                                                                 \
+    do {                                                                                           \
+        CAT(T, 16) o_ = CAT(convert_, CAT(T, 16))(PACK_IDX(v & PACK_LOW)) + (T)j0;                 \
+        __global T *d_ = (__global T *)out + out_off + r0;                                         \
+        if (NT_ROWS && ((ulong)d_ & (sizeof o_ - 1)) == 0)                                         \
+            NT_STORE(o_, (__global CAT(T, 16) *)d_);                                               \
+        else                                                                                       \
+            vstore16(o_, 0, d_);                                                                   \
+    } while (0)
+/* The 8 rows' winners in v (32-bit keys), as STORE16, from row r0 + h. */
+#define STORE8(T)                                                                                  \
+    vstore8(CAT(convert_, CAT(T, 8))(PACK_IDX(v & PACK_LOW)) + (T)j0, 0,                           \
+            (__global T *)out + out_off + r0 + h)
 void rows_short(REDUCE_ARGS)
 {
     const ulong part_nq = count;
@@ -108,19 +130,10 @@ void rows_short(REDUCE_ARGS)
             }
 #if OUT_MODE != 2
             if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
-                CAT(OUT_T, 16)
-                o = CAT(convert_, CAT(OUT_T, 16))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0;
-                __global OUT_T *d = out + out_off + r0;
-#if HAVE_NT && ES == 1
-                /* One-byte rows of 16 write half as many bytes as they read: non-temporal stores
-                 * (where the 16 answers are aligned as a vector) save the lines' reads. Types
-                 * that write less (float16: a quarter) lost with them: one-byte types only. */
-                if (((ulong)d & (sizeof o - 1)) == 0) {
-                    NT_STORE(o, (__global CAT(OUT_T, 16) *)d);
-                    return;
-                }
-#endif
-                vstore16(o, 0, d);
+                if (flags & OUT32)
+                    STORE16(int);
+                else
+                    STORE16(long);
                 return;
             }
 #endif
@@ -148,9 +161,10 @@ void rows_short(REDUCE_ARGS)
                 }
 #if OUT_MODE != 2
                 if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
-                    CAT(OUT_T, 8)
-                    o = CAT(convert_, CAT(OUT_T, 8))(PACK_IDX(v & PACK_LOW)) + (OUT_T)j0;
-                    vstore8(o, 0, out + out_off + r0 + h);
+                    if (flags & OUT32)
+                        STORE8(int);
+                    else
+                        STORE8(long);
                     continue;
                 }
 #endif

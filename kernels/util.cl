@@ -33,8 +33,8 @@ __kernel void fill_zero(__global uchar *y, ulong off, ulong n, ulong per)
 /* host/narrow.c's merge, for the enqueue API: output q = o * inner + l of [outer, n, inner] from
  * the winners widx[widx_off + o * g * inner + c * inner + l] (class c < g: rows c, g + c, ...) of
  * the wide problem [outer, n / g, g * inner], and the rows past its last wide row; by key, then by
- * row under the tie rule (flags: KEY_MIN for ArgMin). Written as OUT_MODE says (Hardmax: the one,
- * the zeros already there). */
+ * row under the tie rule (flags: KEY_MIN for ArgMin). Written as OUT_MODE and OUT32 say (Hardmax:
+ * the one, the zeros already there). */
 __kernel void narrow_merge(__global const RAW_T *x, ulong x_off, ulong n, ulong inner, ulong g,
                            ulong count, __global const long *widx, ulong widx_off,
                            __global OUT_T *out, ulong out_off, int flags)
@@ -57,25 +57,25 @@ __kernel void narrow_merge(__global const RAW_T *x, ulong x_off, ulong n, ulong 
 #if OUT_MODE == 2
     out[out_off + (o * n + br) * inner + l] = (OUT_T)ONE_BITS;
 #else
-    out[out_off + q] = (OUT_T)br;
+    if (flags & OUT32)
+        ((__global int *)out)[out_off + q] = (int)br;
+    else
+        out[out_off + q] = (OUT_T)br;
 #endif
 }
 
 /* clmax_enqueue_max_with_indices: the winners' values, once the indices are in idx (int64, or
- * int32 with OUT_MODE 1): values[v_off + q] = x[x_off + (o * n + idx[idx_off + q]) * inner + l]
- * for q = o * inner + l. The raw bits are copied, so a NaN winner keeps its payload. Hardmax
+ * int32 with the flag OUT32): values[v_off + q] = x[x_off + (o * n + idx[idx_off + q]) * inner +
+ * l] for q = o * inner + l. The raw bits are copied, so a NaN winner keeps its payload. Hardmax
  * programs (OUT_MODE 2) have it too, unused. */
-#if OUT_MODE == 1
-#define GATHER_IDX_T int
-#else
-#define GATHER_IDX_T long
-#endif
 __kernel void gather_values(__global const RAW_T *x, ulong x_off, ulong n, ulong inner, ulong count,
-                            __global const GATHER_IDX_T *idx, ulong idx_off, __global RAW_T *values,
-                            ulong v_off)
+                            __global const long *idx, ulong idx_off, __global RAW_T *values,
+                            ulong v_off, int flags)
 {
     const ulong q = get_global_id(0);
     if (q >= count) return;
     const ulong o = q / inner, l = q % inner;
-    values[v_off + q] = x[x_off + (o * n + (ulong)idx[idx_off + q]) * inner + l];
+    const ulong j = (flags & OUT32) ? (ulong)((__global const int *)idx)[idx_off + q]
+                                    : (ulong)idx[idx_off + q];
+    values[v_off + q] = x[x_off + (o * n + j) * inner + l];
 }

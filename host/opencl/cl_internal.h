@@ -13,7 +13,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-/* What the reduce kernels write (kernels/common.cl OUT_MODE). */
+/* What the reduce kernels write (kernels/common.cl OUT_MODE; int32 indices are int64's programs
+ * with the flag CLMAX_BOX_OUT32). */
 typedef enum clmax_out_mode {
     CLMAX_OUT_INDEX64 = 0,
     CLMAX_OUT_INDEX32 = 1,
@@ -93,7 +94,8 @@ struct clmax_cl {
 };
 
 /* The programs for a type, tie rule, work-group size and output (nothing built yet; call with
- * cl->lock held, as for the two below). ArgMax and ArgMin share them (CLMAX_BOX_MIN). */
+ * cl->lock held, as for the two below). ArgMax and ArgMin share them (CLMAX_BOX_MIN), as do
+ * int64 and int32 indices (CLMAX_BOX_OUT32). */
 clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_t wg,
                                   clmax_out_mode mode, clmax_cl_program **out);
 /* Kernel id of p, its family built (or read from the store) first if it is not yet. */
@@ -127,11 +129,11 @@ const char *clmax_cl_feature_options(const clmax_cl *cl, int feature);
 typedef struct clmax_cl_box {
     cl_mem x;
     uint64_t x_off, rows, n, inner, j0;
-    int flags; /* CLMAX_BOX_ACCUM, CLMAX_BOX_FINAL, CLMAX_BOX_MIN */
+    int flags; /* CLMAX_BOX_ACCUM, CLMAX_BOX_FINAL, CLMAX_BOX_MIN, CLMAX_BOX_OUT32 */
     cl_mem part, state, out;
     uint64_t out_off;
 } clmax_cl_box;
-enum { CLMAX_BOX_ACCUM = 1, CLMAX_BOX_FINAL = 2, CLMAX_BOX_MIN = 4 };
+enum { CLMAX_BOX_ACCUM = 1, CLMAX_BOX_FINAL = 2, CLMAX_BOX_MIN = 4, CLMAX_BOX_OUT32 = 8 };
 
 /* Bytes of `part` a box needs under plan pl (0 when the axis is not split). */
 uint64_t clmax_cl_part_bytes(const clmax_plan *pl, uint64_t rows, uint64_t inner);

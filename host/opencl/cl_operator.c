@@ -147,7 +147,7 @@ static clmax_status enqueue_per_output(clmax_cl *cl, cl_kernel k, const char *na
  * winners at widx + widx_off (kernels/util.cl narrow_merge). */
 static clmax_status enqueue_merge(clmax_cl *cl, clmax_cl_program *prog, const clmax_problem *p,
                                   uint64_t g, cl_mem x, uint64_t x_off, cl_mem widx,
-                                  uint64_t widx_off, cl_mem y, uint64_t y_off, size_t wg,
+                                  uint64_t widx_off, cl_mem y, uint64_t y_off, int i32, size_t wg,
                                   cl_event after, cl_event *done)
 {
     cl_kernel k;
@@ -155,7 +155,7 @@ static clmax_status enqueue_merge(clmax_cl *cl, clmax_cl_program *prog, const cl
     if (st != CLMAX_OK) return st;
     cl_ulong xo = x_off, n = p->n, inner = p->inner, gg = g, count = p->outer * p->inner;
     cl_ulong wo = widx_off, yo = y_off;
-    cl_int flags = p->min ? CLMAX_BOX_MIN : 0;
+    cl_int flags = (p->min ? CLMAX_BOX_MIN : 0) | (i32 ? CLMAX_BOX_OUT32 : 0);
     cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof xo, &xo);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof n, &n);
@@ -174,14 +174,16 @@ static clmax_status enqueue_merge(clmax_cl *cl, clmax_cl_program *prog, const cl
 /* The values at the winners (kernels/util.cl gather_values), after event after: output q of p
  * from x at its index in y (y_off and v_off in index and element units). */
 static clmax_status enqueue_gather(clmax_cl *cl, clmax_cl_program *prog, const clmax_problem *p,
-                                   cl_mem x, uint64_t x_off, cl_mem y, uint64_t y_off, cl_mem v,
-                                   uint64_t v_off, size_t wg, cl_event after, cl_event *done)
+                                   cl_mem x, uint64_t x_off, cl_mem y, uint64_t y_off, int i32,
+                                   cl_mem v, uint64_t v_off, size_t wg, cl_event after,
+                                   cl_event *done)
 {
     cl_kernel k;
     clmax_status st = clmax_cl_kernel(cl, prog, CLMAX_CL_GATHER_VALUES, &k);
     if (st != CLMAX_OK) return st;
     cl_ulong xo = x_off, n = p->n, inner = p->inner, count = p->outer * p->inner;
     cl_ulong yo = y_off, vo = v_off;
+    cl_int flags = i32 ? CLMAX_BOX_OUT32 : 0;
     cl_int err = CL(SetKernelArg)(k, 0, sizeof x, &x);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 1, sizeof xo, &xo);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 2, sizeof n, &n);
@@ -191,6 +193,7 @@ static clmax_status enqueue_gather(clmax_cl *cl, clmax_cl_program *prog, const c
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 6, sizeof yo, &yo);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 7, sizeof v, &v);
     if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 8, sizeof vo, &vo);
+    if (err == CL_SUCCESS) err = CL(SetKernelArg)(k, 9, sizeof flags, &flags);
     if (err != CL_SUCCESS) return clmax_cl_fail("clSetKernelArg(gather_values)", err);
     return enqueue_per_output(cl, k, "gather_values", count, wg, after, done);
 }
@@ -331,13 +334,15 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
     uint64_t y_off = y_offset / (mode == CLMAX_OUT_INDEX64   ? 8
                                  : mode == CLMAX_OUT_INDEX32 ? 4
                                                              : p->esize);
+    const int i32 = mode == CLMAX_OUT_INDEX32;
     clmax_cl_box b = {x,
                       x_offset / p->esize,
                       ep.w.outer,
                       ep.w.n,
                       ep.w.inner,
                       0,
-                      CLMAX_BOX_FINAL | (p->min ? CLMAX_BOX_MIN : 0),
+                      CLMAX_BOX_FINAL | (p->min ? CLMAX_BOX_MIN : 0) |
+                          (i32 && !ep.g ? CLMAX_BOX_OUT32 : 0),
                       scratch,
                       NULL,
                       ep.g ? scratch : y,
@@ -349,13 +354,13 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
         done = NULL;
         h.ev[h.n++] = reduced;
         st = enqueue_merge(cl, mprog, p, ep.g, x, x_offset / p->esize, scratch, ep.part_bytes / 8,
-                           y, y_off, ep.pl.wg, reduced, &done);
+                           y, y_off, i32, ep.pl.wg, reduced, &done);
     }
     if (st == CLMAX_OK && values != NULL) {
         cl_event indexed = done;
         done = NULL;
         h.ev[h.n++] = indexed;
-        st = enqueue_gather(cl, mprog, p, x, x_offset / p->esize, y, y_off, values,
+        st = enqueue_gather(cl, mprog, p, x, x_offset / p->esize, y, y_off, i32, values,
                             v_offset / p->esize, ep.pl.wg, indexed, &done);
     }
     end_chain(cl, &h, st == CLMAX_OK ? done : NULL, cached);
@@ -401,11 +406,11 @@ static clmax_status prebuild_one(clmax_cl *cl, clmax_type type, int last, size_t
     return st;
 }
 
-/* Whether ops asks for variant v of type's programs: 0-3 ArgMax or ArgMin (they share them),
- * over the tie rule (bit 0) and the index type (bit 1); 4 Hardmax, float types only. */
+/* Whether ops asks for variant v of type's programs: 0-1 ArgMax or ArgMin, either index type
+ * (they share them), by tie rule; 2 Hardmax, float types only. */
 static int prebuild_wants(unsigned ops, clmax_type type, int v)
 {
-    if (v == 4) return (ops & CLMAX_PREBUILD_HARDMAX) && is_float(type);
+    if (v == 2) return (ops & CLMAX_PREBUILD_HARDMAX) && is_float(type);
     return (ops & (CLMAX_PREBUILD_ARGMAX | CLMAX_PREBUILD_ARGMIN)) != 0;
 }
 
@@ -425,18 +430,16 @@ clmax_status clmax_cl_prebuild(clmax_context *ctx, const clmax_prebuild_options 
     const unsigned ops = options->operators;
     size_t total = 0;
     for (size_t i = 0; i < ntypes; i++)
-        for (int v = 0; v < 5; v++)
+        for (int v = 0; v < 3; v++)
             total += CLMAX_CL_NFAMILIES * (size_t)prebuild_wants(ops, types[i], v);
     clmax_cl *cl = ctx->cl;
     const size_t wg = clmax_cl_plan_wg(cl);
     clmax_status st = CLMAX_OK;
     for (size_t i = 0; i < ntypes && st == CLMAX_OK; i++)
-        for (int v = 0; v < 5 && st == CLMAX_OK; v++) {
+        for (int v = 0; v < 3 && st == CLMAX_OK; v++) {
             if (!prebuild_wants(ops, types[i], v)) continue;
-            int last = v == 4 ? 0 : v & 1;
-            clmax_out_mode mode = v == 4    ? CLMAX_OUT_HARDMAX
-                                  : (v & 2) ? CLMAX_OUT_INDEX32
-                                            : CLMAX_OUT_INDEX64;
+            int last = v == 2 ? 0 : v;
+            clmax_out_mode mode = v == 2 ? CLMAX_OUT_HARDMAX : CLMAX_OUT_INDEX64;
             for (int f = 0; f < CLMAX_CL_NFAMILIES && st == CLMAX_OK; f++) {
                 size_t compiled = report->compiled;
                 st = prebuild_one(cl, types[i], last, wg, mode, f, report);

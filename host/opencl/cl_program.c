@@ -1,6 +1,7 @@
 /* Programs: each kernel family (a file of kernels/, embedded at build time) compiled with the
  * common definitions as a program of its own, specialised per type, tie rule, output and
- * work-group size with -D defines (ArgMin is a flag of the launch: kernels/common.cl KEY_MASK),
+ * work-group size with -D defines (ArgMin and int32 indices are flags of the launch: KEY_MIN and
+ * OUT32 in kernels/common.cl),
  * built on first use of one of its kernels and kept in the context and the store. A program of
  * every kernel was 12 kernels' code generation on a cold call that launches one. */
 #include "cl_cache.h"
@@ -194,9 +195,9 @@ clmax_status clmax_cl_get_program(clmax_cl *cl, clmax_type type, int last, size_
         options, sizeof options,
         "-DRAW_T=%s -DKEY_T=%s -DKEY64=%d -DKEYFN=%s -DLAST=%d -DWG=%zu -DOUT_MODE=%d -DLB=%d "
         "-DKEY_ALL=%s -DVW=%d -DSR=%d -DSHORT_N=%d -DPF_BYTES=%d -DNT=%d -DES=%zu %s %s",
-        raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg, (int)mode,
-        (int)clmax_lane_block(es), all, clmax_vector_width(es), CLMAX_SHORT_ROWS, CLMAX_SHORT_N,
-        prefetch ? CLMAX_CPU_PREFETCH : 0, nt, es,
+        raw, key, strcmp(key, "ulong") == 0, fn, last ? 1 : 0, wg,
+        mode == CLMAX_OUT_HARDMAX ? 2 : 0, (int)clmax_lane_block(es), all, clmax_vector_width(es),
+        CLMAX_SHORT_ROWS, CLMAX_SHORT_N, prefetch ? CLMAX_CPU_PREFETCH : 0, nt, es,
         prefetch ? clmax_cl_feature_options(cl, CLMAX_CL_PREFETCH) : "",
         nt == 2 ? clmax_cl_feature_options(cl, CLMAX_CL_NT_STORE) : "");
     if (mode == CLMAX_OUT_HARDMAX)

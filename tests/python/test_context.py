@@ -99,10 +99,10 @@ def test_prebuild():
     if NO_OPENCL or not clmax.devices():
         return
     with clmax.Context("opencl", device=0) as ctx:
-        # ArgMax on float32 and bfloat16: 2 tie rules x 2 index types each, 6 kernel families.
+        # ArgMax on float32 and bfloat16: 2 tie rules each (either index type), 6 kernel families.
         r = clmax.prebuild([np.float32, "bfloat16"], ["argmax"], context=ctx)
-        assert r.programs == 48 and r.compiled + r.from_cache + r.in_context == 48, r
+        assert r.programs == 24 and r.compiled + r.from_cache + r.in_context == 24, r
         again = clmax.prebuild([np.dtype("f4"), "bfloat16"], ("argmax",), context=ctx)
-        assert again == (48, 0, 0, 48), again
+        assert again == (24, 0, 0, 24), again
         assert clmax.prebuild(["float64"], ["hardmax"], context=ctx).programs == 6
         assert clmax.argmax(np.array([1.0, 3.0, 3.0], np.float32), context=ctx) == 1
