@@ -34,8 +34,8 @@
 #endif
 /* ArgMin is ArgMax of the keys reversed within KEY_ALL, a float NaN kept the largest: the key
  * functions take a mask km, 0 or KEY_ALL, which a kernel reads from its flags (KEY_MIN), so that
- * ArgMax and ArgMin share every program (one xor an element; as a define, half the programs were
- * built twice). KEY(u) and VKEY use the km in scope. */
+ * ArgMax and ArgMin share every program (the cost: an xor a key, or a vector of keys; as a define,
+ * ArgMin had programs of its own). KEY(u) and VKEY use the km in scope. */
 #define KEY_MASK(flags) (((flags)&KEY_MIN) ? (KEY_T)KEY_ALL : (KEY_T)0)
 #define KEY(u) KEYFN(u, km)
 #ifndef LAST

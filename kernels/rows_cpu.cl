@@ -32,7 +32,8 @@ __kernel void reduce_rows_vec(REDUCE_ARGS)
 #if FUSED_ZERO
     /* A whole row of at most WHOLE_ROW_BYTES is written after it is read, the one in its word
      * (write_onehot): the zeros' non-temporal stores, then the one, read the one's line back. */
-    const int whole = nseg == 1 && ONLY_FINAL(flags) && j0 == 0 && (ulong)len * ES <= WHOLE_ROW_BYTES;
+    const int whole =
+        nseg == 1 && ONLY_FINAL(flags) && j0 == 0 && (ulong)len * ES <= WHOLE_ROW_BYTES;
     zrun z = zero_edges(out, out_off + q * n + b, whole ? 0 : len);
     uint zd = 0; /* words written */
 #endif

@@ -1,9 +1,9 @@
 /* Programs: each kernel family (a file of kernels/, embedded at build time) compiled with the
- * common definitions as a program of its own, specialised per type, tie rule, output and
- * work-group size with -D defines (ArgMin and int32 indices are flags of the launch: KEY_MIN and
- * OUT32 in kernels/common.cl),
- * built on first use of one of its kernels and kept in the context and the store. A program of
- * every kernel was 12 kernels' code generation on a cold call that launches one. */
+ * common definitions as a program of its own, specialised per type, tie rule, output (indices or
+ * Hardmax) and work-group size with -D defines, built on first use of one of its kernels and kept
+ * in the context and the store. ArgMin and int32 indices are flags of the launch (KEY_MIN and
+ * OUT32 in kernels/common.cl), not programs of their own. A program of every kernel was 12
+ * kernels' code generation on a cold call that launches one. */
 #include "cl_cache.h"
 #include "cl_internal.h"
 
