@@ -157,6 +157,17 @@ ulong key_f64(ulong u, ulong km)
 #define PART(q, seg, nq, nseg) (2 * ((q) * (nseg) + (seg)))
 #endif
 
+#if OUT_MODE != 2
+/* Index i as answer `at` of out: int64, or int32 with OUT32. */
+void store_index(__global OUT_T *out, ulong at, ulong i, int flags)
+{
+    if (flags & OUT32)
+        ((__global int *)out)[at] = (int)i;
+    else
+        out[at] = (OUT_T)i;
+}
+#endif
+
 void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, ulong nq, int flags, ulong n,
             ulong inner, __global ulong *part, __global ulong *state, __global OUT_T *out,
             ulong out_off)
@@ -182,10 +193,7 @@ void finish(KEY_T k, ulong i, ulong q, ulong seg, ulong nseg, ulong nq, int flag
 #if OUT_MODE == 2
     out[out_off + (q / inner) * n * inner + i * inner + q % inner] = (OUT_T)ONE_BITS;
 #else
-    if (flags & OUT32)
-        ((__global int *)out)[out_off + q] = (int)i;
-    else
-        out[out_off + q] = (OUT_T)i;
+    store_index(out, out_off + q, i, flags);
 #endif
 }
 

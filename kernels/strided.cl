@@ -137,7 +137,7 @@ __kernel void reduce_strided(REDUCE_ARGS)
 #define WHOLE whole
 #define WHOLE_START()                                                                              \
     __global OUT_T *wo = out + out_off + row * n * inner + lane0;                                  \
-    const int whole = nseg == 1 && ONLY_FINAL(flags) && j0 == 0 && nv * VW == lanes &&           \
+    const int whole = nseg == 1 && ONLY_FINAL(flags) && j0 == 0 && nv * VW == lanes &&             \
                       (inner * ES) % 16 == 0 && ((ulong)wo & 15) == 0 &&                           \
                       (ulong)len * lanes * ES <= WHOLE_BYTES;                                      \
     const uint zlanes = whole ? 0 : lanes

@@ -57,10 +57,7 @@ __kernel void narrow_merge(__global const RAW_T *x, ulong x_off, ulong n, ulong 
 #if OUT_MODE == 2
     out[out_off + (o * n + br) * inner + l] = (OUT_T)ONE_BITS;
 #else
-    if (flags & OUT32)
-        ((__global int *)out)[out_off + q] = (int)br;
-    else
-        out[out_off + q] = (OUT_T)br;
+    store_index(out, out_off + q, br, flags);
 #endif
 }
 
@@ -75,7 +72,7 @@ __kernel void gather_values(__global const RAW_T *x, ulong x_off, ulong n, ulong
     const ulong q = get_global_id(0);
     if (q >= count) return;
     const ulong o = q / inner, l = q % inner;
-    const ulong j = (flags & OUT32) ? (ulong)((__global const int *)idx)[idx_off + q]
-                                    : (ulong)idx[idx_off + q];
+    const ulong j =
+        (flags & OUT32) ? (ulong)((__global const int *)idx)[idx_off + q] : (ulong)idx[idx_off + q];
     values[v_off + q] = x[x_off + (o * n + j) * inner + l];
 }
