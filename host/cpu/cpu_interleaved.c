@@ -20,7 +20,8 @@
 #include "keys.h"
 #include "problem.h"
 
-#define CHUNK 512 /* slices a chunk: their winners in a buffer, then put out */
+#define CHUNK 512    /* slices a chunk: their winners in a buffer, then put out */
+#define PF_SLICES 32 /* slices a run of the vectorised loop, between two moves of the prefetch */
 
 /* kernel_W on the shape of n and inner, the tie rule LAST a constant. */
 #define SHAPES(W, LAST)                                                                            \
@@ -108,22 +109,30 @@ void clmax_cpu_interleaved(clmax_type type, const void *x, uint64_t slices, uint
 {
     int64_t buf[CHUNK * 4];
     const unsigned nn = (unsigned)n, in = (unsigned)inner;
+    const size_t esize = clmax_type_size(type);
+    const char *pf = clmax_cpu_pf_start(x); /* a move of the prefetch a run: cpu_short.h */
     for (uint64_t s0 = 0; s0 < slices; s0 += CHUNK) {
-        const uint64_t cnt = slices - s0 < CHUNK ? slices - s0 : CHUNK, at = s0 * n * inner;
-        switch (type) {
-        case CLMAX_TYPE_FLOAT32:
-            chunk_32((const uint32_t *)x + at, buf, cnt, nn, in, last, min ? 0xFFFFFFFFu : 0,
-                     0x7F800000u);
-            break;
-        case CLMAX_TYPE_FLOAT64:
-            chunk_64((const uint64_t *)x + at, buf, cnt, nn, in, last, min ? ~0ull : 0,
-                     0x7FF0000000000000ull);
-            break;
-        default:
-            chunk_16((const uint16_t *)x + at, buf, cnt, nn, in, last,
-                     (uint16_t)(min ? 0xFFFFu : 0),
-                     (uint16_t)(type == CLMAX_TYPE_BFLOAT16 ? 0x7F80u : 0x7C00u));
-            break;
+        const uint64_t cnt = slices - s0 < CHUNK ? slices - s0 : CHUNK;
+        for (uint64_t r0 = 0; r0 < cnt; r0 += PF_SLICES) {
+            const uint64_t c = cnt - r0 < PF_SLICES ? cnt - r0 : PF_SLICES;
+            const uint64_t at = (s0 + r0) * n * inner;
+            clmax_cpu_pf(&pf, (const char *)x + (at + c * n * inner) * esize);
+            int64_t *o = buf + r0 * inner;
+            switch (type) {
+            case CLMAX_TYPE_FLOAT32:
+                chunk_32((const uint32_t *)x + at, o, c, nn, in, last, min ? 0xFFFFFFFFu : 0,
+                         0x7F800000u);
+                break;
+            case CLMAX_TYPE_FLOAT64:
+                chunk_64((const uint64_t *)x + at, o, c, nn, in, last, min ? ~0ull : 0,
+                         0x7FF0000000000000ull);
+                break;
+            default:
+                chunk_16((const uint16_t *)x + at, o, c, nn, in, last,
+                         (uint16_t)(min ? 0xFFFFu : 0),
+                         (uint16_t)(type == CLMAX_TYPE_BFLOAT16 ? 0x7F80u : 0x7C00u));
+                break;
+            }
         }
         clmax_cpu_put(out + s0 * inner, buf, cnt * inner, stream);
     }

@@ -131,6 +131,7 @@ packed_fn clmax_cpu_packed(clmax_type t, int min, int wide);
 #define STACK_VECTOR 32     /* bytes a vector: AVX2 */
 #define STACK_KEYS 8192     /* bytes of keys of a group of slices, kept in L1 */
 #define STACK_PAD_VECTORS 1 /* the last slice's last vector reads under one past */
+#define STACK_PF_RUN 64     /* elements keyed between two moves of the prefetch (clmax_cpu_pf) */
 
 /* Whole slices of short rows (8 bytes at most) on short axes, copied a row at a time into a tile
  * whose columns are the lanes, which `lanes` reduces (cpu_tile.c); holds: whether it takes them;

@@ -68,6 +68,24 @@ static inline void clmax_cpu_put(int64_t *dst, const int64_t *src, uint64_t coun
 static inline void clmax_cpu_stream_fence(void) {}
 #endif
 
+/* Software prefetch for code that reads its input as one stream: clmax_cpu_pf(&next, at) asks for
+ * the lines up to CLMAX_PF_AHEAD bytes past `at` not yet asked for, each once, so that a loop that
+ * calls it every step, of any size, spreads its prefetches over its work (a burst of them stalls
+ * once the line fill buffers are full). The hardware prefetcher alone lags on some machines: a
+ * VM's Xeon ran float64 [B, 32000, 2] at 0.20 of the limit without, 0.53 with. The stream starts
+ * at clmax_cpu_pf_start(x): its first lines are left to the hardware. */
+#define CLMAX_PF_AHEAD 4096
+static inline const char *clmax_cpu_pf_start(const void *x)
+{
+    return (const char *)x + CLMAX_PF_AHEAD / 2;
+}
+static inline void clmax_cpu_pf(const char **next, const void *at)
+{
+    const char *to = (const char *)at + CLMAX_PF_AHEAD;
+    for (; *next < to; *next += 64)
+        __builtin_prefetch(*next);
+}
+
 /* The x86 MXCSR mode in which the CPU's float compares order values as the integer keys do:
  * denormals-are-zero off, and the invalid-operation and denormal-operand exceptions masked (a NaN
  * or a denormal met by a compare or a max must not trap). Code that compares floats checks

@@ -52,6 +52,7 @@ void clmax_cpu_tile_slices(const void *xv, uint64_t slices, uint64_t n, uint64_t
     const uint64_t stride = group * row + TILE_ROW_BYTES;
     _Alignas(64) char tile[TILE_BYTES + TILE_N_MAX * TILE_ROW_BYTES];
     uint64_t bk[TILE_LANES], bi[TILE_LANES], work[2 * TILE_LANES];
+    const char *pf = clmax_cpu_pf_start(x); /* cpu_short.h */
     for (uint64_t s0 = 0; s0 < slices; s0 += group) {
         const uint64_t g = slices - s0 < group ? slices - s0 : group;
         /* Rows of the group whose whole word is inside the input; the others are copied by
@@ -61,6 +62,7 @@ void clmax_cpu_tile_slices(const void *xv, uint64_t slices, uint64_t n, uint64_t
                                                    : 0;
         for (uint64_t m = 0, r = 0; m < g; m++, r += n) {
             const char *s = x + at + m * slice;
+            clmax_cpu_pf(&pf, s + slice);
             char *d = tile + m * row;
             if (r + n <= safe)
                 for (uint64_t j = 0; j < n; j++, s += row, d += stride)

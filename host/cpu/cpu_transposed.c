@@ -268,24 +268,34 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
 #define GROUPS_N(NAME, LAST)                                                                       \
     switch (n) {                                                                                   \
     case 3:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++)                                                         \
+        for (uint64_t g = 0; g < cnt; g++) {                                                       \
+            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
             group_##NAME(x + g * step, 3, kg, LAST, o + g * per);                                  \
+        }                                                                                          \
         break;                                                                                     \
     case 5:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++)                                                         \
+        for (uint64_t g = 0; g < cnt; g++) {                                                       \
+            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
             group_##NAME(x + g * step, 5, kg, LAST, o + g * per);                                  \
+        }                                                                                          \
         break;                                                                                     \
     case 6:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++)                                                         \
+        for (uint64_t g = 0; g < cnt; g++) {                                                       \
+            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
             group_##NAME(x + g * step, 6, kg, LAST, o + g * per);                                  \
+        }                                                                                          \
         break;                                                                                     \
     case 7:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++)                                                         \
+        for (uint64_t g = 0; g < cnt; g++) {                                                       \
+            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
             group_##NAME(x + g * step, 7, kg, LAST, o + g * per);                                  \
+        }                                                                                          \
         break;                                                                                     \
     default:                                                                                       \
-        for (uint64_t g = 0; g < cnt; g++)                                                         \
+        for (uint64_t g = 0; g < cnt; g++) {                                                       \
+            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
             group_##NAME(x + g * step, n, kg, LAST, o + g * per);                                  \
+        }                                                                                          \
         break;                                                                                     \
     }
 #define GROUPS_FN(NAME, W, B, RB, LOAD, KEEP)                                                      \
@@ -294,6 +304,7 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
                                                         keying kg, int last, int64_t *o)           \
     {                                                                                              \
         const uint64_t step = RB * B * n, per = B * KEEP;                                          \
+        const char *pf = clmax_cpu_pf_start(x);                                                    \
         if (last) {                                                                                \
             GROUPS_N(NAME, 1)                                                                      \
         } else {                                                                                   \
