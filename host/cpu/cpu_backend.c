@@ -398,7 +398,7 @@ static void run_unit(job *jb, uint64_t u, int t)
     const uint64_t sl = p->n * p->inner * p->esize;
     const int whole = p->inner > 1 && lanes == p->inner && jb->nseg == 1 &&
                       p->inner * p->esize < FEW_LINE && sl <= SLICE_PF_MAX;
-    const char *pf = clmax_cpu_pf_start(jb->x + o0 * sl);
+    uintptr_t pf = clmax_cpu_pf_start(jb->x + o0 * sl);
     for (uint64_t o = o0; o < o1; o++) {
         const char *base = jb->x + (o * p->n * p->inner + i0) * p->esize;
         if (whole) clmax_cpu_pf(&pf, base + sl);

@@ -110,7 +110,7 @@ void clmax_cpu_interleaved(clmax_type type, const void *x, uint64_t slices, uint
     int64_t buf[CHUNK * 4];
     const unsigned nn = (unsigned)n, in = (unsigned)inner;
     const size_t esize = clmax_type_size(type);
-    const char *pf = clmax_cpu_pf_start(x); /* a move of the prefetch a run: cpu_short.h */
+    uintptr_t pf = clmax_cpu_pf_start(x); /* a move of the prefetch a run: cpu_short.h */
     for (uint64_t s0 = 0; s0 < slices; s0 += CHUNK) {
         const uint64_t cnt = slices - s0 < CHUNK ? slices - s0 : CHUNK;
         for (uint64_t r0 = 0; r0 < cnt; r0 += PF_SLICES) {

@@ -73,17 +73,18 @@ static inline void clmax_cpu_stream_fence(void) {}
  * calls it every step, of any size, spreads its prefetches over its work (a burst of them stalls
  * once the line fill buffers are full). The hardware prefetcher alone lags on some machines: a
  * VM's Xeon ran float64 [B, 32000, 2] at 0.20 of the limit without, 0.53 with. The stream starts
- * at clmax_cpu_pf_start(x): its first lines are left to the hardware. */
+ * at clmax_cpu_pf_start(x): its first lines are left to the hardware. The cursor is an address,
+ * not a pointer, as it runs past the input's end (a prefetch there is harmless). */
 #define CLMAX_PF_AHEAD 4096
-static inline const char *clmax_cpu_pf_start(const void *x)
+static inline uintptr_t clmax_cpu_pf_start(const void *x)
 {
-    return (const char *)x + CLMAX_PF_AHEAD / 2;
+    return (uintptr_t)x + CLMAX_PF_AHEAD / 2;
 }
-static inline void clmax_cpu_pf(const char **next, const void *at)
+static inline void clmax_cpu_pf(uintptr_t *next, const void *at)
 {
-    const char *to = (const char *)at + CLMAX_PF_AHEAD;
+    const uintptr_t to = (uintptr_t)at + CLMAX_PF_AHEAD;
     for (; *next < to; *next += 64)
-        __builtin_prefetch(*next);
+        __builtin_prefetch((const void *)*next);
 }
 
 /* The x86 MXCSR mode in which the CPU's float compares order values as the integer keys do:

@@ -52,7 +52,7 @@ void clmax_cpu_tile_slices(const void *xv, uint64_t slices, uint64_t n, uint64_t
     const uint64_t stride = group * row + TILE_ROW_BYTES;
     _Alignas(64) char tile[TILE_BYTES + TILE_N_MAX * TILE_ROW_BYTES];
     uint64_t bk[TILE_LANES], bi[TILE_LANES], work[2 * TILE_LANES];
-    const char *pf = clmax_cpu_pf_start(x); /* cpu_short.h */
+    uintptr_t pf = clmax_cpu_pf_start(x); /* cpu_short.h */
     for (uint64_t s0 = 0; s0 < slices; s0 += group) {
         const uint64_t g = slices - s0 < group ? slices - s0 : group;
         /* Rows of the group whose whole word is inside the input; the others are copied by

@@ -304,7 +304,7 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
                                                         keying kg, int last, int64_t *o)           \
     {                                                                                              \
         const uint64_t step = RB * B * n, per = B * KEEP;                                          \
-        const char *pf = clmax_cpu_pf_start(x);                                                    \
+        uintptr_t pf = clmax_cpu_pf_start(x);                                                      \
         if (last) {                                                                                \
             GROUPS_N(NAME, 1)                                                                      \
         } else {                                                                                   \
