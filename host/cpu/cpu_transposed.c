@@ -264,39 +264,25 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
     }
 
 /* cnt groups from x into o (a group: RB * B * n bytes in, B * KEEP winners out), with n a
- * constant for 3, 5, 6 and 7 rows, and the tie rule a constant. */
+ * constant for 3, 5, 6 and 7 rows, and the tie rule a constant; the prefetch cursor moved a group
+ * ahead (cpu_short.h). */
+#define GROUPS_LOOP(NAME, N, LAST)                                                                 \
+    for (uint64_t g = 0; g < cnt; g++) {                                                           \
+        clmax_cpu_pf(&pf, x + (g + 1) * step);                                                     \
+        group_##NAME(x + g * step, N, kg, LAST, o + g * per);                                      \
+    }
 #define GROUPS_N(NAME, LAST)                                                                       \
     switch (n) {                                                                                   \
     case 3:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++) {                                                       \
-            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
-            group_##NAME(x + g * step, 3, kg, LAST, o + g * per);                                  \
-        }                                                                                          \
-        break;                                                                                     \
+        GROUPS_LOOP(NAME, 3, LAST) break;                                                          \
     case 5:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++) {                                                       \
-            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
-            group_##NAME(x + g * step, 5, kg, LAST, o + g * per);                                  \
-        }                                                                                          \
-        break;                                                                                     \
+        GROUPS_LOOP(NAME, 5, LAST) break;                                                          \
     case 6:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++) {                                                       \
-            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
-            group_##NAME(x + g * step, 6, kg, LAST, o + g * per);                                  \
-        }                                                                                          \
-        break;                                                                                     \
+        GROUPS_LOOP(NAME, 6, LAST) break;                                                          \
     case 7:                                                                                        \
-        for (uint64_t g = 0; g < cnt; g++) {                                                       \
-            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
-            group_##NAME(x + g * step, 7, kg, LAST, o + g * per);                                  \
-        }                                                                                          \
-        break;                                                                                     \
+        GROUPS_LOOP(NAME, 7, LAST) break;                                                          \
     default:                                                                                       \
-        for (uint64_t g = 0; g < cnt; g++) {                                                       \
-            clmax_cpu_pf(&pf, x + (g + 1) * step);                                                 \
-            group_##NAME(x + g * step, n, kg, LAST, o + g * per);                                  \
-        }                                                                                          \
-        break;                                                                                     \
+        GROUPS_LOOP(NAME, n, LAST) break;                                                          \
     }
 #define GROUPS_FN(NAME, W, B, RB, LOAD, KEEP)                                                      \
     GROUP_FN(NAME, W, B, RB, LOAD, KEEP)                                                           \
