@@ -94,8 +94,7 @@
 #define MAX_THREADS 256
 #define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
 
-/* Whether ctx's lanes run in 512-bit vectors: the CPU has them and CLMAX_CPU_AVX512 allows them. */
-static int lanes_wide(const clmax_context *ctx)
+int clmax_cpu_wide(const clmax_context *ctx)
 {
     return CLMAX_LANES_512 && !ctx->cpu_avx512_off &&
            clmax_cpu_has(CLMAX_CPU_AVX512BW | CLMAX_CPU_AVX512VL);
@@ -452,7 +451,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.p = p;
     jb.x = x;
     jb.idx = idx;
-    const int wide = lanes_wide(ctx);
+    const int wide = clmax_cpu_wide(ctx);
     jb.fn = clmax_cpu_kernels(p->type, p->min, wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
@@ -554,7 +553,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
 
 lanes_fn clmax_cpu_lanes_of(const clmax_context *ctx, const clmax_problem *p)
 {
-    return clmax_cpu_kernels(p->type, p->min, lanes_wide(ctx)).lanes;
+    return clmax_cpu_kernels(p->type, p->min, clmax_cpu_wide(ctx)).lanes;
 }
 
 clmax_status clmax_cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,

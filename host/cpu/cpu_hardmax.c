@@ -43,6 +43,7 @@ typedef struct fused_job {
     atomic_int status; /* the first failure, or CLMAX_OK */
     lanes_fn lanes;    /* lane blocks: the type's lanes code */
     uint64_t lane_units;
+    int wide; /* the 512-bit code (clmax_cpu_wide) */
 } fused_job;
 
 static int lane_blocks_fit(const clmax_problem *p)
@@ -87,7 +88,8 @@ static void tiny_blocks(void *arg, uint64_t begin, uint64_t end)
     const uint64_t o0 = begin * f->block,
                    o1 = end * f->block < p->outer ? end * f->block : p->outer;
     if (clmax_cpu_hardmax_near_fits(p)) { /* blocks [begin, end) at once: its setup once */
-        clmax_cpu_hardmax_near(p, o1 - o0, f->x + o0 * slice_bytes, f->y + o0 * slice_bytes);
+        clmax_cpu_hardmax_near(p, o1 - o0, f->x + o0 * slice_bytes, f->y + o0 * slice_bytes,
+                               f->wide);
         return;
     }
     for (uint64_t b = begin; b < end; b++) {
@@ -154,7 +156,14 @@ static void run_blocks(void *arg, uint64_t begin, uint64_t end)
 
 clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const void *x, void *y)
 {
-    fused_job f = {ctx, p, x, y, 1, p->outer * p->n * p->inner * p->esize, CLMAX_OK, NULL, 0};
+    fused_job f = {.ctx = ctx,
+                   .p = p,
+                   .x = x,
+                   .y = y,
+                   .block = 1,
+                   .call_bytes = p->outer * p->n * p->inner * p->esize,
+                   .status = CLMAX_OK,
+                   .wide = clmax_cpu_wide(ctx)};
     if (clmax_cpu_hardmax_runs_fit(p)) {
         const uint64_t blocks = clmax_cpu_hardmax_runs_blocks(p);
         const uint64_t per_thread = blocks ? RUNS_THREAD_BYTES / (f.call_bytes / blocks) : 1;

@@ -19,37 +19,96 @@
 
 #define NEAR_N_MAX 8
 #define NEAR_INNER_MAX 64 /* lanes: the compares' reach past a group grows with them */
-#define NEAR_VECTOR 32    /* bytes a vector: AVX2 */
 #define NEAR_BYTES 8192   /* keys of a group of slices, kept in L1 */
 #define NEAR_PAD ((NEAR_N_MAX - 1) * NEAR_INNER_MAX) /* keys a compare reads past a group */
+/* Slices of this many rows or more run in 512-bit vectors where the context allows: float16
+ * [B, 6..8, 2..64] x1.09-1.54, float32 [B, 6..8, 5..15] x0.96-1.32. Fewer rows do fewer compares
+ * a vector and ran slower so ([B, 4, 2..12] x0.65-0.85, [B, 5, 12..64] x0.79-0.99). */
+#define NEAR_WIDE_N 6
 
-#define NEAR_SFX f16
 #define NEAR_T uint16_t
 #define NEAR_ST int16_t
 #define NEAR_KEY clmax_key_f16
 #define NEAR_ONE 0x3C00u
+#define NEAR_SFX f16
+#define NEAR_VECTOR 32
+#define NEAR_TARGET CLMAX_CPU_CLONES
+#define NEAR_HELPER_TARGET
 #include "cpu_hardmax_near.inc"
+#if CLMAX_LANES_512
+#define NEAR_SFX w_f16
+#define NEAR_VECTOR 64
+#define NEAR_TARGET LANES_512_TARGET
+#define NEAR_HELPER_TARGET LANES_512_TARGET
+#include "cpu_hardmax_near.inc"
+#endif
+#undef NEAR_T
+#undef NEAR_ST
+#undef NEAR_KEY
+#undef NEAR_ONE
 
-#define NEAR_SFX bf16
 #define NEAR_T uint16_t
 #define NEAR_ST int16_t
 #define NEAR_KEY clmax_key_bf16
 #define NEAR_ONE 0x3F80u
+#define NEAR_SFX bf16
+#define NEAR_VECTOR 32
+#define NEAR_TARGET CLMAX_CPU_CLONES
+#define NEAR_HELPER_TARGET
 #include "cpu_hardmax_near.inc"
+#if CLMAX_LANES_512
+#define NEAR_SFX w_bf16
+#define NEAR_VECTOR 64
+#define NEAR_TARGET LANES_512_TARGET
+#define NEAR_HELPER_TARGET LANES_512_TARGET
+#include "cpu_hardmax_near.inc"
+#endif
+#undef NEAR_T
+#undef NEAR_ST
+#undef NEAR_KEY
+#undef NEAR_ONE
 
-#define NEAR_SFX f32
 #define NEAR_T uint32_t
 #define NEAR_ST int32_t
 #define NEAR_KEY clmax_key_f32
 #define NEAR_ONE 0x3F800000u
+#define NEAR_SFX f32
+#define NEAR_VECTOR 32
+#define NEAR_TARGET CLMAX_CPU_CLONES
+#define NEAR_HELPER_TARGET
 #include "cpu_hardmax_near.inc"
+#if CLMAX_LANES_512
+#define NEAR_SFX w_f32
+#define NEAR_VECTOR 64
+#define NEAR_TARGET LANES_512_TARGET
+#define NEAR_HELPER_TARGET LANES_512_TARGET
+#include "cpu_hardmax_near.inc"
+#endif
+#undef NEAR_T
+#undef NEAR_ST
+#undef NEAR_KEY
+#undef NEAR_ONE
 
-#define NEAR_SFX f64
 #define NEAR_T uint64_t
 #define NEAR_ST int64_t
 #define NEAR_KEY clmax_key_f64
 #define NEAR_ONE 0x3FF0000000000000ull
+#define NEAR_SFX f64
+#define NEAR_VECTOR 32
+#define NEAR_TARGET CLMAX_CPU_CLONES
+#define NEAR_HELPER_TARGET
 #include "cpu_hardmax_near.inc"
+#if CLMAX_LANES_512
+#define NEAR_SFX w_f64
+#define NEAR_VECTOR 64
+#define NEAR_TARGET LANES_512_TARGET
+#define NEAR_HELPER_TARGET LANES_512_TARGET
+#include "cpu_hardmax_near.inc"
+#endif
+#undef NEAR_T
+#undef NEAR_ST
+#undef NEAR_KEY
+#undef NEAR_ONE
 
 int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
 {
@@ -63,8 +122,28 @@ int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
     return p->esize < 4 || p->n < 7 || (p->inner >= 5 && p->inner < 16);
 }
 
-void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y)
+void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y, int wide)
 {
+#if CLMAX_LANES_512
+    if (wide && p->n >= NEAR_WIDE_N) {
+        switch (p->type) {
+        case CLMAX_TYPE_FLOAT16:
+            near_w_f16(p, rows, x, y);
+            return;
+        case CLMAX_TYPE_BFLOAT16:
+            near_w_bf16(p, rows, x, y);
+            return;
+        case CLMAX_TYPE_FLOAT32:
+            near_w_f32(p, rows, x, y);
+            return;
+        default:
+            near_w_f64(p, rows, x, y);
+            return;
+        }
+    }
+#else
+    (void)wide;
+#endif
     switch (p->type) {
     case CLMAX_TYPE_FLOAT16:
         near_f16(p, rows, x, y);

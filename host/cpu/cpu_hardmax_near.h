@@ -12,7 +12,9 @@
  * with 7 or 8 rows, which take inner 5 to 15 only. */
 int clmax_cpu_hardmax_near_fits(const clmax_problem *p);
 
-/* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread. */
-void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y);
+/* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread; wide: in
+ * 512-bit vectors (clmax_cpu_wide). */
+void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y,
+                            int wide);
 
 #endif

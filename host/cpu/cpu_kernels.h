@@ -158,6 +158,9 @@ struct clmax_context;
 struct clmax_problem;
 lanes_fn clmax_cpu_lanes_of(const struct clmax_context *ctx, const struct clmax_problem *p);
 
+/* Whether ctx's 512-bit code runs: the CPU has AVX-512BW and VL and CLMAX_CPU_AVX512 allows it. */
+int clmax_cpu_wide(const struct clmax_context *ctx);
+
 /* In a template, the name prefix ## type: CLMAX_T_FN(clmax_cpu_lanes_) is clmax_cpu_lanes_u8 where
  * CLMAX_T_NAME is u8. */
 #define CLMAX_T_PASTE_(a, b) a##b
