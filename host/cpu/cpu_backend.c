@@ -89,7 +89,11 @@
 #define UNIT_BYTES (1u << 20)
 #define UNIT_BYTES_MIN (1u << 16)
 #define UNIT_SHARE 8
-#define MIN_SEGMENT 8192        /* shortest axis segment worth a unit of its own */
+/* Shortest axis segment worth a unit of its own: MIN_SEGMENT rows, or fewer rows of a wide lane
+ * block as long as they hold SEGMENT_BYTES. One slice of [1, 4096, 4096] float64 was one unit,
+ * so one thread, at 0.44 of the limit while PoCL's two threads read it at 1.13. */
+#define MIN_SEGMENT 8192
+#define SEGMENT_BYTES (1u << 20)
 #define PARALLEL_MIN (1u << 18) /* smaller tensors run on the calling thread alone */
 #define MAX_THREADS 256
 #define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
@@ -489,9 +493,12 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     /* Split the axis when there are too few units to keep every thread busy. */
     jb.nseg = 1;
     uint64_t pairs = jb.row_units * jb.lane_units;
-    if (threads > 1 && pairs < 2 * (uint64_t)threads && p->n >= 2 * MIN_SEGMENT) {
+    const uint64_t block_row = jb.lane_block * p->esize;
+    uint64_t seg_min = (SEGMENT_BYTES + block_row - 1) / block_row;
+    seg_min = seg_min > MIN_SEGMENT ? MIN_SEGMENT : seg_min < 2 ? 2 : seg_min;
+    if (threads > 1 && pairs < 2 * (uint64_t)threads && p->n >= 2 * seg_min) {
         jb.nseg = (4 * (uint64_t)threads + pairs - 1) / pairs;
-        if (jb.nseg > p->n / MIN_SEGMENT) jb.nseg = p->n / MIN_SEGMENT;
+        if (jb.nseg > p->n / seg_min) jb.nseg = p->n / seg_min;
     }
     if (ctx->strategy == CLMAX_STRATEGY_SPLIT && jb.nseg < 2 && p->n >= 2)
         jb.nseg = p->n < 7 ? p->n : 7;
