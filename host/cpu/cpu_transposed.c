@@ -1,14 +1,14 @@
 /* ArgMax and ArgMin on the CPU path of slices of short rows: a row of 32 bits (two-byte types
  * [B, n, 2], one-byte [B, n, 4]) or of 64 (four-byte [B, n, 2], two-byte [B, n, 4], one-byte
  * [B, n, 8]) or of 128 (eight-byte [B, n, 2], four-byte [B, n, 4], two-byte [B, n, 8]) is one
- * word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3]) or 64 (one-byte
- * [B, n, 5..7], two-byte [B, n, 3]) with zero bytes after each row, lanes whose winners are
- * dropped. A group of b slices at a time, b = 32 / the word's bytes (8, 4 or 2): a vector of b row
- * words is loaded from each slice (rows kb to kb + b - 1), a b x b transpose of the words makes
- * them b vectors each holding one row of all b slices, and each such row vector goes through the
- * keys and a running best and row index, lane by lane (a lane: one element of one slice). The
- * indices come out in the output's order (slice, lane): widened to int64 and put out through a
- * buffer (clmax_cpu_put).
+ * word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3]), 64 (one-byte
+ * [B, n, 5..7], two-byte [B, n, 3]) or 128 (four-byte [B, n, 3]) with zero bytes after each row,
+ * lanes whose winners are dropped. A group of b slices at a time, b = 32 / the word's bytes (8, 4
+ * or 2): a vector of b row words is loaded from each slice (rows kb to kb + b - 1), a b x b
+ * transpose of the words makes them b vectors each holding one row of all b slices, and each such
+ * row vector goes through the keys and a running best and row index, lane by lane (a lane: one
+ * element of one slice). The indices come out in the output's order (slice, lane): widened to int64
+ * and put out through a buffer (clmax_cpu_put).
  *
  * Why: GCC vectorises such slices across slices only for 2, 4 or 8 rows (cpu_interleaved.c); the
  * others were dealt into rows (cpu_deal.c), each element moved on its own, then searched, or
@@ -19,7 +19,9 @@
  * -> 0.70, [B, 12, 2] 0.36 -> 0.49; uint8 [B, 21, 8] 0.40 -> 0.88; spread: uint8 [B, 3, 2] 0.58 ->
  * 1.05, [B, 21, 3] 0.46 -> 0.77, [B, 32, 7] 0.39 -> 0.90, float16 [B, 3, 3] 0.59 -> 1.01,
  * [B, 21, 3] 0.40 -> 0.49; 16-byte rows: float64 [B, 3, 2] 0.59 -> 1.05, [B, 5, 2] 0.36 -> 0.63,
- * float32 [B, 3, 4] 0.52 -> 0.77, but float64 [B, 8..16, 2] x0.83-1.08 (TRANSPOSED_WIDE_N_MAX).
+ * float32 [B, 3, 4] 0.52 -> 0.77, but float64 [B, 8..16, 2] x0.83-1.08 (TRANSPOSED_WIDE_N_MAX);
+ * float32 [B, 2..12, 3] from the stacked rows x1.08-1.74 (0.39-0.49 -> 0.45-0.69), [B, 16, 3]
+ * x0.82 (TRANSPOSED_12_N_MAX).
  * Past TRANSPOSED_SLICE_MAX bytes a slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4]
  * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once. A row costs one compare
  * whichever the tie rule (the last index rule keeps the best where it is larger, instead of an
@@ -297,20 +299,21 @@ static inline __attribute__((always_inline)) __m256i load_spread(const char *x, 
             GROUPS_N(NAME, 0)                                                                      \
         }                                                                                          \
     }
-GROUPS_FN(2x2, 16, 8, 4, load_plain, 2)  /* two-byte [B, n, 2] */
-GROUPS_FN(1x4, 8, 8, 4, load_plain, 4)   /* one-byte [B, n, 4] */
-GROUPS_FN(4x2, 32, 4, 8, load_plain, 2)  /* four-byte [B, n, 2] */
-GROUPS_FN(8x2, 64, 2, 16, load_plain, 2) /* eight-byte [B, n, 2] */
-GROUPS_FN(4x4, 32, 2, 16, load_plain, 4) /* four-byte [B, n, 4] */
-GROUPS_FN(2x8, 16, 2, 16, load_plain, 8) /* two-byte [B, n, 8] */
-GROUPS_FN(2x4, 16, 4, 8, load_plain, 4)  /* two-byte [B, n, 4] */
-GROUPS_FN(1x8, 8, 4, 8, load_plain, 8)   /* one-byte [B, n, 8] */
-GROUPS_FN(1x2, 8, 8, 2, load_spread, 2)  /* one-byte [B, n, 2] */
-GROUPS_FN(1x3, 8, 8, 3, load_spread, 3)  /* one-byte [B, n, 3] */
-GROUPS_FN(1x5, 8, 4, 5, load_spread, 5)  /* one-byte [B, n, 5] */
-GROUPS_FN(1x6, 8, 4, 6, load_spread, 6)  /* one-byte [B, n, 6] */
-GROUPS_FN(1x7, 8, 4, 7, load_spread, 7)  /* one-byte [B, n, 7] */
-GROUPS_FN(2x3, 16, 4, 6, load_spread, 3) /* two-byte [B, n, 3] */
+GROUPS_FN(2x2, 16, 8, 4, load_plain, 2)   /* two-byte [B, n, 2] */
+GROUPS_FN(1x4, 8, 8, 4, load_plain, 4)    /* one-byte [B, n, 4] */
+GROUPS_FN(4x2, 32, 4, 8, load_plain, 2)   /* four-byte [B, n, 2] */
+GROUPS_FN(8x2, 64, 2, 16, load_plain, 2)  /* eight-byte [B, n, 2] */
+GROUPS_FN(4x4, 32, 2, 16, load_plain, 4)  /* four-byte [B, n, 4] */
+GROUPS_FN(2x8, 16, 2, 16, load_plain, 8)  /* two-byte [B, n, 8] */
+GROUPS_FN(2x4, 16, 4, 8, load_plain, 4)   /* two-byte [B, n, 4] */
+GROUPS_FN(1x8, 8, 4, 8, load_plain, 8)    /* one-byte [B, n, 8] */
+GROUPS_FN(1x2, 8, 8, 2, load_spread, 2)   /* one-byte [B, n, 2] */
+GROUPS_FN(1x3, 8, 8, 3, load_spread, 3)   /* one-byte [B, n, 3] */
+GROUPS_FN(1x5, 8, 4, 5, load_spread, 5)   /* one-byte [B, n, 5] */
+GROUPS_FN(1x6, 8, 4, 6, load_spread, 6)   /* one-byte [B, n, 6] */
+GROUPS_FN(1x7, 8, 4, 7, load_spread, 7)   /* one-byte [B, n, 7] */
+GROUPS_FN(2x3, 16, 4, 6, load_spread, 3)  /* two-byte [B, n, 3] */
+GROUPS_FN(4x3, 32, 2, 12, load_spread, 3) /* four-byte [B, n, 3] */
 
 typedef void (*groups_fn)(const char *x, uint64_t cnt, uint64_t n, keying kg, int last, int64_t *o);
 
@@ -393,6 +396,9 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
     case 1 * 16 + 7:
         fn = groups_1x7;
         break;
+    case 4 * 16 + 3:
+        fn = groups_4x3;
+        break;
     default:
         fn = groups_2x3;
         break;
@@ -428,11 +434,12 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
     const uint64_t in = p->inner;
     const int shape = p->esize == 1   ? in >= 2 && in <= 8
                       : p->esize == 2 ? (in >= 2 && in <= 4) || in == 8
-                      : p->esize == 4 ? in == 2 || in == 4
+                      : p->esize == 4 ? in >= 2 && in <= 4
                                       : in == 2;
     const uint64_t rb = p->esize * in;
     return shape && p->n >= 2 && p->n * rb <= TRANSPOSED_SLICE_MAX &&
-           (rb < 16 || p->n <= TRANSPOSED_WIDE_N_MAX) && clmax_cpu_has(CLMAX_CPU_AVX2);
+           (rb <= 8 || p->n <= (rb == 12 ? TRANSPOSED_12_N_MAX : TRANSPOSED_WIDE_N_MAX)) &&
+           clmax_cpu_has(CLMAX_CPU_AVX2);
 }
 
 #else
