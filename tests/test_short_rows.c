@@ -124,6 +124,37 @@ static void run_large(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
+/* Rows of two, which the CPU path compares a vector of rows at a time (cpu_short_simd.c's duos)
+ * and, past 2^20 rows, streams out: row counts either side of the duos' blocks of 8 to 32 rows
+ * (the rest by the pairs and the scalar code), every fill (ties, NaN of either sign in either
+ * place, +-0, denormals), special rows; then 2^20 + 5 rows unless CLMAX_TEST_SMALL. */
+static void run_twos(clmax_backend backend, clmax_type type)
+{
+    static const int64_t counts[] = {31, 32, 33, 65, 1000, 4099, ((int64_t)1 << 20) + 5};
+    const size_t ncounts = sizeof counts / sizeof counts[0] - (test_small() ? 1 : 0);
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 7400 + (uint64_t)type);
+    for (size_t ci = 0; ci < ncounts; ci++) {
+        int64_t dims[2] = {counts[ci], 2};
+        clmax_tensor_desc d = test_desc(type, 2, dims);
+        uint64_t count = output_count(&d);
+        void *x = test_malloc(count * ref_type_size(type));
+        for (int mode = 0; mode < FILL_MODES; mode++) {
+            fill_tensor(type, x, count, (fill_mode)mode, &rng);
+            char what[64];
+            snprintf(what, sizeof what, "%lld rows of two, fill %s", (long long)counts[ci],
+                     fill_mode_str((fill_mode)mode));
+            check_both(ctx, what, &d, x);
+        }
+        ref_view v = {(uint64_t)dims[0], 2, 1};
+        fill_special_rows(type, x, v, &rng);
+        check_both(ctx, "rows of two, special rows", &d, x);
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
 #define SHORT_TESTS(name, type)                                                                    \
     BACKEND_TEST(short_rows, fills_##name, .timeout = 900)                                         \
     {                                                                                              \
@@ -136,5 +167,9 @@ static void run_large(clmax_backend backend, clmax_type type)
     BACKEND_TEST(short_rows, large_##name, .timeout = 900)                                         \
     {                                                                                              \
         run_large(backend, type);                                                                  \
+    }                                                                                              \
+    BACKEND_TEST(short_rows, twos_##name, .timeout = 900)                                          \
+    {                                                                                              \
+        run_twos(backend, type);                                                                   \
     }
 FOR_ALL_TYPES(SHORT_TESTS)

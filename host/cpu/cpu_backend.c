@@ -35,9 +35,11 @@
 /* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
  * [B, 3, 16] float32 49 -> 36 ms. Smaller shares lost more to the copy than they saved (uint8
- * [B, 80, 16]), as did contiguous rows (float16 [B, 21, 1] 16 -> 18 ms). Not Hardmax's index
- * scratch (reread), read back at once: streamed out, that read went to memory and took half again
- * as long. */
+ * [B, 80, 16]), as did contiguous rows (float16 [B, 21, 1] 16 -> 18 ms, [B, 3..4, 1] x0.81-0.83)
+ * but rows of two (stream_rows: the winners 2 to 4 times the rows' bytes, uint8 [B, 2] 0.47 ->
+ * 0.95 of the limit, float16 0.55 -> 1.04, float32 0.76 -> 1.05). Not Hardmax's index scratch
+ * (reread), read back at once: streamed out, that read went to memory and took half again as
+ * long. */
 #define STREAM_OUT_MIN (8u << 20)
 #define OUT_CHUNK 512
 /* Strided axes whose slices' rows are shorter than FEW_LINE bytes (few_lanes): a slice's stretch
@@ -134,6 +136,7 @@ typedef struct job {
     int tile;    /* whole slices run as a tile's columns (cpu_tile.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
     int stream;       /* winners streamed out (clmax_cpu_put) */
+    int stream_rows;  /* whole short rows, their winners streamed out */
     int row_mode;     /* how float rows are read (CLMAX_BLOCK_*, cpu_block.h) */
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
@@ -325,6 +328,18 @@ static void run_unit(job *jb, uint64_t u, int t)
          * rows whose loads stay inside the input, the scalar code the rest. */
         const char *xs = jb->x + o0 * p->n * p->esize;
         uint64_t done = 0;
+        if (jb->stream_rows) { /* winners of more bytes than the rows: streamed out */
+            int64_t buf[OUT_CHUNK];
+            for (uint64_t c0 = o0; c0 < o1; c0 += OUT_CHUNK) {
+                const uint64_t c = o1 - c0 < OUT_CHUNK ? o1 - c0 : OUT_CHUNK;
+                const char *xc = jb->x + c0 * p->n * p->esize;
+                uint64_t d = jb->fn.short_simd(xc, c, p->n, p->last, buf, (p->outer - c0) * p->n);
+                if (d < c)
+                    jb->fn.short_rows(xc + d * p->n * p->esize, c - d, p->n, p->last, buf + d);
+                clmax_cpu_put(jb->idx + c0, buf, c, 1);
+            }
+            return;
+        }
         if (jb->fn.short_simd != NULL && p->n <= CLMAX_SHORT_MAX(p->esize))
             done =
                 jb->fn.short_simd(xs, o1 - o0, p->n, p->last, jb->idx + o0, (p->outer - o0) * p->n);
@@ -430,7 +445,8 @@ static void worker(void *arg, int t)
     uint64_t u;
     while ((u = atomic_fetch_add(&jb->next, 1)) < jb->units)
         run_unit(jb, u, t);
-    if (jb->stream) clmax_cpu_stream_fence(); /* the winners visible to the joining thread */
+    if (jb->stream || jb->stream_rows)
+        clmax_cpu_stream_fence(); /* the winners visible to the joining thread */
 }
 
 /* Zeroes indices [begin, end). */
@@ -510,6 +526,8 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     /* 8-byte winners of at least a quarter of the input's bytes: n * esize <= 32 */
     jb.stream = jb.nseg == 1 && !p->reread && p->inner > 1 && p->n * p->esize <= 32 &&
                 p->outer * p->inner * 8 >= STREAM_OUT_MIN;
+    jb.stream_rows = p->inner == 1 && p->n == 2 && p->esize <= 4 && jb.nseg == 1 && !p->reread &&
+                     jb.fn.short_simd != NULL && p->outer * 8 >= STREAM_OUT_MIN;
 
     if (jb.nseg > 1) {
         size_t count = (size_t)(p->outer * p->inner * jb.nseg);
