@@ -1,8 +1,8 @@
 /* Hardmax on the CPU path in one pass over slices [n, inner] of 2 to NEAR_N_MAX rows and 2 to
- * NEAR_INNER_MAX lanes, such as [B, 3, 7]: a group of slices' keys go to a buffer, then each
- * vector of positions is compared with the vectors inner, 2 * inner, ... positions before and
- * after it (the same lane, other rows of the slice), each compare kept only where that row is in
- * the slice, and the one-hot is written from the result.
+ * NEAR_INNER_MAX lanes, such as [B, 3, 7], and two-byte rows of 5 to 7: a group of slices' keys go
+ * to a buffer, then each vector of positions is compared with the vectors inner, 2 * inner, ...
+ * positions before and after it (the same lane, other rows of the slice), each compare kept only
+ * where that row is in the slice, and the one-hot is written from the result.
  *
  * Why: a lane's loop over so few lanes does not vectorise (cpu_hardmax_tiny.c takes 16 lanes or
  * more of 2 to 4 rows), and the winners' way (cpu_hardmax.c) writes 8-byte indices and reads them
@@ -112,9 +112,12 @@
 
 int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
 {
-    if (!clmax_type_is_float(p->type) || p->n < 2 || p->n > NEAR_N_MAX || p->inner < 2 ||
+    if (!clmax_type_is_float(p->type) || p->n < 2 || p->n > NEAR_N_MAX || p->inner < 1 ||
         p->inner > NEAR_INNER_MAX)
         return 0;
+    /* Rows of 5 to 7 (cpu_hardmax_tiny.c takes 2 to 4 and 8) of two-byte types: float16
+     * [B, 5..7, 1] x1.16-1.52 against the winners, float32 x0.76-1.06. */
+    if (p->inner == 1) return p->n >= 5 && p->n <= 7 && p->esize == 2;
     if (p->n <= 4 && p->inner >= 16) return 0; /* cpu_hardmax_tiny.c */
     /* Each row compares 2 (n - 1) vectors: four- and eight-byte slices of 7 and 8 rows of 2 to 4
      * or 16 and more lanes ran as fast or faster through the winners (float32 [B, 8, 2..4]:

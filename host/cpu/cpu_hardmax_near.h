@@ -9,7 +9,7 @@
 
 /* Whether this code takes p (a Hardmax problem): a float type, n 2 to 8, inner 2 to 64, but for
  * the slices of cpu_hardmax_tiny.c (n up to 4, inner 16 or more) and four- and eight-byte types
- * with 7 or 8 rows, which take inner 5 to 15 only. */
+ * with 7 or 8 rows, which take inner 5 to 15 only; and two-byte rows (inner 1) of 5 to 7. */
 int clmax_cpu_hardmax_near_fits(const clmax_problem *p);
 
 /* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread; wide: in

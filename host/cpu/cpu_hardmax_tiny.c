@@ -20,7 +20,7 @@
 /* Contiguous rows [0, rows) of 8 elements of x, their one-hot in y (ONE: 1.0's bits): a running
  * best whose wins are kept as masks, the one going to the last win; GCC vectorises it over rows
  * with interleaved loads and stores. It kept no vector form at 5 and 7 (0.14-0.32 of the limit
- * against 0.49-0.87 through the winners), which stay there. */
+ * against 0.49-0.87 through the winners), which stay there (two-byte ones: cpu_hardmax_near.c). */
 #define TINY_ROWS8(sfx, T, KEY, ONE)                                                               \
     static inline void rows8_##sfx(const T *restrict x, T *restrict y, uint64_t rows)              \
     {                                                                                              \
