@@ -21,7 +21,8 @@
  * [B, 21, 3] 0.40 -> 0.49; 16-byte rows: float64 [B, 3, 2] 0.59 -> 1.05, [B, 5, 2] 0.36 -> 0.63,
  * float32 [B, 3, 4] 0.52 -> 0.77, but float64 [B, 8..16, 2] x0.83-1.08 (TRANSPOSED_WIDE_N_MAX);
  * float32 [B, 2..12, 3] from the stacked rows x1.08-1.74 (0.39-0.49 -> 0.45-0.69), [B, 16, 3]
- * x0.82 (TRANSPOSED_12_N_MAX).
+ * x0.82-0.86 (TRANSPOSED_12_N_MAX); 16-byte rows of narrower types up to the slice's 256 bytes,
+ * float32 [B, 12..16, 4] x1.34-1.40 (0.52 -> 0.71-0.73) and float16 [B, 8..16, 8] x1.35-1.51.
  * Past TRANSPOSED_SLICE_MAX bytes a slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4]
  * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once. A row costs one compare
  * whichever the tie rule (the last index rule keeps the best where it is larger, instead of an
@@ -437,8 +438,10 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
                       : p->esize == 4 ? in >= 2 && in <= 4
                                       : in == 2;
     const uint64_t rb = p->esize * in;
-    return shape && p->n >= 2 && p->n * rb <= TRANSPOSED_SLICE_MAX &&
-           (rb <= 8 || p->n <= (rb == 12 ? TRANSPOSED_12_N_MAX : TRANSPOSED_WIDE_N_MAX)) &&
+    const uint64_t n_max = rb == 12                    ? TRANSPOSED_12_N_MAX
+                           : rb == 16 && p->esize == 8 ? TRANSPOSED_WIDE_N_MAX
+                                                       : UINT64_MAX;
+    return shape && p->n >= 2 && p->n * rb <= TRANSPOSED_SLICE_MAX && p->n <= n_max &&
            clmax_cpu_has(CLMAX_CPU_AVX2);
 }
 
