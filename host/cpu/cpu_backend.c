@@ -93,9 +93,11 @@
 #define UNIT_SHARE 8
 /* Shortest axis segment worth a unit of its own: MIN_SEGMENT rows, or fewer rows of a wide lane
  * block as long as they hold SEGMENT_BYTES. One slice of [1, 4096, 4096] float64 was one unit,
- * so one thread, at 0.44 of the limit while PoCL's two threads read it at 1.13. */
+ * so one thread, at 0.44 of the limit while PoCL's two threads read it at 1.13. Segments of 1 MiB
+ * cost the smaller slices more than they gave: [1, 256..1024, 4096] of 2 to 8 MiB x0.62-0.80
+ * against one unit, their partial pairs allocated and merged (in 4 MiB: x0.85-1.41). */
 #define MIN_SEGMENT 8192
-#define SEGMENT_BYTES (1u << 20)
+#define SEGMENT_BYTES (4u << 20)
 #define PARALLEL_MIN (1u << 18) /* smaller tensors run on the calling thread alone */
 #define MAX_THREADS 256
 #define MAX_SEGMENT 0xFFFFFFFFull /* lane indices are kept relative to a segment in 32 bits */
