@@ -24,29 +24,36 @@ static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_
     check_hardmax(ctx, what, d, x, &(clmax_hardmax_attrs){13, -1});
 }
 
+/* [rows, n] of type: every fill, then special rows, each checked on both tie rules and Hardmax. */
+static void check_fills(clmax_context *ctx, clmax_type type, int64_t rows, int64_t n, test_rng *rng)
+{
+    int64_t dims[2] = {rows, n};
+    clmax_tensor_desc d = test_desc(type, 2, dims);
+    uint64_t count = output_count(&d);
+    void *x = test_malloc(count * ref_type_size(type));
+    char what[80];
+    for (int mode = 0; mode < FILL_MODES; mode++) {
+        fill_tensor(type, x, count, (fill_mode)mode, rng);
+        snprintf(what, sizeof what, "[%lld, %lld], fill %s", (long long)rows, (long long)n,
+                 fill_mode_str((fill_mode)mode));
+        check_both(ctx, what, &d, x);
+    }
+    ref_view v = {(uint64_t)rows, (uint64_t)n, 1};
+    fill_special_rows(type, x, v, rng);
+    snprintf(what, sizeof what, "[%lld, %lld], special rows", (long long)rows, (long long)n);
+    check_both(ctx, what, &d, x);
+    free(x);
+}
+
 static void run_fills(clmax_backend backend, clmax_type type)
 {
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 7100 + (uint64_t)type);
-    for (size_t li = 0; li < NLENGTHS; li++) {
-        /* Row counts around the vector width, so the last rows meet the end of the input at
-         * every offset. */
-        int64_t dims[2] = {1 + (int64_t)rng_below(&rng, 37), lengths[li]};
-        clmax_tensor_desc d = test_desc(type, 2, dims);
-        uint64_t count = output_count(&d);
-        void *x = test_malloc(count * ref_type_size(type));
-        for (int mode = 0; mode < FILL_MODES; mode++) {
-            fill_tensor(type, x, count, (fill_mode)mode, &rng);
-            char what[64];
-            snprintf(what, sizeof what, "short rows, fill %s", fill_mode_str((fill_mode)mode));
-            check_both(ctx, what, &d, x);
-        }
-        ref_view v = {(uint64_t)dims[0], (uint64_t)dims[1], 1};
-        fill_special_rows(type, x, v, &rng);
-        check_both(ctx, "short rows, special rows", &d, x);
-        free(x);
-    }
+    /* Row counts around the vector width, so the last rows meet the end of the input at every
+     * offset. */
+    for (size_t li = 0; li < NLENGTHS; li++)
+        check_fills(ctx, type, 1 + (int64_t)rng_below(&rng, 37), lengths[li], &rng);
     clmax_context_destroy(ctx);
 }
 
@@ -135,23 +142,8 @@ static void run_twos(clmax_backend backend, clmax_type type)
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 7400 + (uint64_t)type);
-    for (size_t ci = 0; ci < ncounts; ci++) {
-        int64_t dims[2] = {counts[ci], 2};
-        clmax_tensor_desc d = test_desc(type, 2, dims);
-        uint64_t count = output_count(&d);
-        void *x = test_malloc(count * ref_type_size(type));
-        for (int mode = 0; mode < FILL_MODES; mode++) {
-            fill_tensor(type, x, count, (fill_mode)mode, &rng);
-            char what[64];
-            snprintf(what, sizeof what, "%lld rows of two, fill %s", (long long)counts[ci],
-                     fill_mode_str((fill_mode)mode));
-            check_both(ctx, what, &d, x);
-        }
-        ref_view v = {(uint64_t)dims[0], 2, 1};
-        fill_special_rows(type, x, v, &rng);
-        check_both(ctx, "rows of two, special rows", &d, x);
-        free(x);
-    }
+    for (size_t ci = 0; ci < ncounts; ci++)
+        check_fills(ctx, type, counts[ci], 2, &rng);
     clmax_context_destroy(ctx);
 }
 

@@ -31,84 +31,43 @@
 #define NEAR_KEY clmax_key_f16
 #define NEAR_ONE 0x3C00u
 #define NEAR_SFX f16
-#define NEAR_VECTOR 32
-#define NEAR_TARGET CLMAX_CPU_CLONES
-#define NEAR_HELPER_TARGET
-#include "cpu_hardmax_near.inc"
-#if CLMAX_LANES_512
-#define NEAR_SFX w_f16
-#define NEAR_VECTOR 64
-#define NEAR_TARGET LANES_512_TARGET
-#define NEAR_HELPER_TARGET LANES_512_TARGET
-#include "cpu_hardmax_near.inc"
-#endif
-#undef NEAR_T
-#undef NEAR_ST
-#undef NEAR_KEY
-#undef NEAR_ONE
+#define NEAR_W_SFX w_f16
+#include "cpu_hardmax_near_widths.inc"
 
 #define NEAR_T uint16_t
 #define NEAR_ST int16_t
 #define NEAR_KEY clmax_key_bf16
 #define NEAR_ONE 0x3F80u
 #define NEAR_SFX bf16
-#define NEAR_VECTOR 32
-#define NEAR_TARGET CLMAX_CPU_CLONES
-#define NEAR_HELPER_TARGET
-#include "cpu_hardmax_near.inc"
-#if CLMAX_LANES_512
-#define NEAR_SFX w_bf16
-#define NEAR_VECTOR 64
-#define NEAR_TARGET LANES_512_TARGET
-#define NEAR_HELPER_TARGET LANES_512_TARGET
-#include "cpu_hardmax_near.inc"
-#endif
-#undef NEAR_T
-#undef NEAR_ST
-#undef NEAR_KEY
-#undef NEAR_ONE
+#define NEAR_W_SFX w_bf16
+#include "cpu_hardmax_near_widths.inc"
 
 #define NEAR_T uint32_t
 #define NEAR_ST int32_t
 #define NEAR_KEY clmax_key_f32
 #define NEAR_ONE 0x3F800000u
 #define NEAR_SFX f32
-#define NEAR_VECTOR 32
-#define NEAR_TARGET CLMAX_CPU_CLONES
-#define NEAR_HELPER_TARGET
-#include "cpu_hardmax_near.inc"
-#if CLMAX_LANES_512
-#define NEAR_SFX w_f32
-#define NEAR_VECTOR 64
-#define NEAR_TARGET LANES_512_TARGET
-#define NEAR_HELPER_TARGET LANES_512_TARGET
-#include "cpu_hardmax_near.inc"
-#endif
-#undef NEAR_T
-#undef NEAR_ST
-#undef NEAR_KEY
-#undef NEAR_ONE
+#define NEAR_W_SFX w_f32
+#include "cpu_hardmax_near_widths.inc"
 
 #define NEAR_T uint64_t
 #define NEAR_ST int64_t
 #define NEAR_KEY clmax_key_f64
 #define NEAR_ONE 0x3FF0000000000000ull
 #define NEAR_SFX f64
-#define NEAR_VECTOR 32
-#define NEAR_TARGET CLMAX_CPU_CLONES
-#define NEAR_HELPER_TARGET
-#include "cpu_hardmax_near.inc"
-#if CLMAX_LANES_512
-#define NEAR_SFX w_f64
-#define NEAR_VECTOR 64
-#define NEAR_TARGET LANES_512_TARGET
-#define NEAR_HELPER_TARGET LANES_512_TARGET
-#include "cpu_hardmax_near.inc"
-#endif
-#undef NEAR_T
-#undef NEAR_ST
-#undef NEAR_KEY
-#undef NEAR_ONE
+#define NEAR_W_SFX w_f64
+#include "cpu_hardmax_near_widths.inc"
+
+typedef void (*near_fn)(const clmax_problem *p, uint64_t rows, const void *x, void *y);
+
+/* The code of p's type: float16, bfloat16, float32, float64. */
+static unsigned near_type(const clmax_problem *p)
+{
+    return p->type == CLMAX_TYPE_FLOAT16    ? 0
+           : p->type == CLMAX_TYPE_BFLOAT16 ? 1
+           : p->type == CLMAX_TYPE_FLOAT32  ? 2
+                                            : 3;
+}
 
 int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
 {
@@ -127,38 +86,15 @@ int clmax_cpu_hardmax_near_fits(const clmax_problem *p)
 
 void clmax_cpu_hardmax_near(const clmax_problem *p, uint64_t rows, const void *x, void *y, int wide)
 {
+    static const near_fn narrow[] = {near_f16, near_bf16, near_f32, near_f64};
 #if CLMAX_LANES_512
+    static const near_fn wide512[] = {near_w_f16, near_w_bf16, near_w_f32, near_w_f64};
     if (wide && p->n >= NEAR_WIDE_N) {
-        switch (p->type) {
-        case CLMAX_TYPE_FLOAT16:
-            near_w_f16(p, rows, x, y);
-            return;
-        case CLMAX_TYPE_BFLOAT16:
-            near_w_bf16(p, rows, x, y);
-            return;
-        case CLMAX_TYPE_FLOAT32:
-            near_w_f32(p, rows, x, y);
-            return;
-        default:
-            near_w_f64(p, rows, x, y);
-            return;
-        }
+        wide512[near_type(p)](p, rows, x, y);
+        return;
     }
 #else
     (void)wide;
 #endif
-    switch (p->type) {
-    case CLMAX_TYPE_FLOAT16:
-        near_f16(p, rows, x, y);
-        break;
-    case CLMAX_TYPE_BFLOAT16:
-        near_bf16(p, rows, x, y);
-        break;
-    case CLMAX_TYPE_FLOAT32:
-        near_f32(p, rows, x, y);
-        break;
-    default:
-        near_f64(p, rows, x, y);
-        break;
-    }
+    narrow[near_type(p)](p, rows, x, y);
 }
