@@ -310,6 +310,30 @@ static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, whole_code cod
     }
 }
 
+/* Whole short rows x (`rows` of them, `readable` elements from x on) into out: the vector code
+ * takes the rows whose loads stay inside the input, the scalar code or the row search the rest. */
+static void whole_rows(const job *jb, const char *x, uint64_t rows, int64_t *out, uint64_t readable)
+{
+    const clmax_problem *p = jb->p;
+    const uint64_t rb = p->n * p->esize;
+    uint64_t done = 0;
+    if (jb->fn.short_simd != NULL && p->n <= CLMAX_SHORT_MAX(p->esize))
+        done = jb->fn.short_simd(x, rows, p->n, p->last, out, readable);
+    if (p->n >= TINY_ROW && clmax_type_is_float(p->type) &&
+        (jb->row_mode != CLMAX_BLOCK_KEYS || rb >= CLMAX_BLOCK_SIMD_MIN)) {
+        /* Float rows: the row search's extremes over the whole row, then one search of it.
+         * Chunks' keys took 0.36 of a cache-hot read on [64, 1000] float32, and 0.58-0.77
+         * of the memory's pace on [B, 1000..2048] of 256 MiB (the row search 0.89-1.00);
+         * streamed rows shorter than the vector code's stretches keep the chunks. */
+        for (uint64_t r = done; r < rows; r++) {
+            uint64_t bk1, bi1;
+            jb->fn.row(x + r * rb, 0, p->n, p->last, jb->row_mode, &bk1, &bi1);
+            out[r] = (int64_t)bi1;
+        }
+    } else if (done < rows)
+        jb->fn.short_rows(x + done * rb, rows - done, p->n, p->last, out + done);
+}
+
 /* A unit on task t: its lanes' pairs (bk, bi) and their work area (16 bytes a lane) are 4 words
  * a lane, on the stack for small lane blocks, else task t's part of the job's state. */
 static void run_unit(job *jb, uint64_t u, int t)
@@ -326,39 +350,19 @@ static void run_unit(job *jb, uint64_t u, int t)
     uint64_t j0 = seg * jb->seg_len;
     uint64_t j1 = j0 + jb->seg_len < p->n ? j0 + jb->seg_len : p->n;
     if (p->inner == 1 && jb->nseg == 1 && p->n <= ROW_BLOCK) {
-        /* Whole short rows: one call for the unit, no per-row dispatch. The vector code takes the
-         * rows whose loads stay inside the input, the scalar code the rest. */
+        /* Whole short rows: one call for the unit (or an output chunk), no per-row dispatch. */
         const char *xs = jb->x + o0 * p->n * p->esize;
-        uint64_t done = 0;
-        if (jb->stream_rows) { /* winners of more bytes than the rows: streamed out */
-            int64_t buf[OUT_CHUNK];
-            for (uint64_t c0 = o0; c0 < o1; c0 += OUT_CHUNK) {
-                const uint64_t c = o1 - c0 < OUT_CHUNK ? o1 - c0 : OUT_CHUNK;
-                const char *xc = jb->x + c0 * p->n * p->esize;
-                uint64_t d = jb->fn.short_simd(xc, c, p->n, p->last, buf, (p->outer - c0) * p->n);
-                if (d < c)
-                    jb->fn.short_rows(xc + d * p->n * p->esize, c - d, p->n, p->last, buf + d);
-                clmax_cpu_put(jb->idx + c0, buf, c, 1);
-            }
+        if (!jb->stream_rows) {
+            whole_rows(jb, xs, o1 - o0, jb->idx + o0, (p->outer - o0) * p->n);
             return;
         }
-        if (jb->fn.short_simd != NULL && p->n <= CLMAX_SHORT_MAX(p->esize))
-            done =
-                jb->fn.short_simd(xs, o1 - o0, p->n, p->last, jb->idx + o0, (p->outer - o0) * p->n);
-        if (p->n >= TINY_ROW && clmax_type_is_float(p->type) &&
-            (jb->row_mode != CLMAX_BLOCK_KEYS || p->n * p->esize >= CLMAX_BLOCK_SIMD_MIN)) {
-            /* Float rows: the row search's extremes over the whole row, then one search of it.
-             * Chunks' keys took 0.36 of a cache-hot read on [64, 1000] float32, and 0.58-0.77
-             * of the memory's pace on [B, 1000..2048] of 256 MiB (the row search 0.89-1.00);
-             * streamed rows shorter than the vector code's stretches keep the chunks. */
-            for (uint64_t r = o0 + done; r < o1; r++) {
-                uint64_t bk1, bi1;
-                jb->fn.row(jb->x + r * p->n * p->esize, 0, p->n, p->last, jb->row_mode, &bk1, &bi1);
-                jb->idx[r] = (int64_t)bi1;
-            }
-        } else if (done < o1 - o0)
-            jb->fn.short_rows(xs + done * p->n * p->esize, o1 - o0 - done, p->n, p->last,
-                              jb->idx + o0 + done);
+        /* winners of more bytes than the rows: streamed out */
+        int64_t buf[OUT_CHUNK];
+        for (uint64_t c0 = o0; c0 < o1; c0 += OUT_CHUNK) {
+            const uint64_t c = o1 - c0 < OUT_CHUNK ? o1 - c0 : OUT_CHUNK;
+            whole_rows(jb, jb->x + c0 * p->n * p->esize, c, buf, (p->outer - c0) * p->n);
+            clmax_cpu_put(jb->idx + c0, buf, c, 1);
+        }
         return;
     }
     /* Whole slices, the codes in the order tried. The transposed slices and the one-byte streams

@@ -554,28 +554,40 @@ static inline __attribute__((always_inline)) void duo_put_4(__m256i k, int last,
     const vs64 lo = (vs64)((vu64)k & 0xFFFFFFFFu), hi = (vs64)((vu64)k >> 32);
     _mm256_storeu_si256((__m256i *)(void *)o, (__m256i)((vu64)(last ? hi >= lo : hi > lo) & 1));
 }
-static inline __attribute__((always_inline)) void duo_put_8(__m256i k, int last, int64_t *o)
-{
-    (void)k, (void)last, (void)o; /* eight-byte rows do not come here */
-}
+
+/* DEFINE_SHORT's rows of two by width: the duos for one to four bytes; eight-byte rows of two
+ * are a vector's half each already, and take the pairs. */
+#define DUOS_FOR(W, name, KEY) DUOS_##W(name, KEY)
+#define DUOS_1(name, KEY) DEFINE_DUOS(name, 1, KEY)
+#define DUOS_2(name, KEY) DEFINE_DUOS(name, 2, KEY)
+#define DUOS_4(name, KEY) DEFINE_DUOS(name, 4, KEY)
+#define DUOS_8(name, KEY)
+#define TAKE_DUOS_FOR(W, name, PAIRS) TAKE_DUOS_##W(name, W, PAIRS)
+#define TAKE_DUOS_1 TAKE_DUOS
+#define TAKE_DUOS_2 TAKE_DUOS
+#define TAKE_DUOS_4 TAKE_DUOS
+#define TAKE_DUOS_8(name, W, PAIRS) (void)0
+#define TAKE_DUOS(name, W, PAIRS)                                                                  \
+    do {                                                                                           \
+        if (n != 2) break;                                                                         \
+        const uint64_t done = duos_##name(xv, rows, last, out, readable);                          \
+        if (done == rows) return done;                                                             \
+        return done +                                                                              \
+               PAIRS(x + 2 * (W)*done, rows - done, n, last, out + done, readable - 2 * done);     \
+    } while (0)
 
 /* Rows [0, done) of x (rows of n elements, W bytes each), where done <= rows is the number of
  * rows whose vectors end within `readable` elements of x. */
 #define DEFINE_SHORT(name, W, KEY, FLOAT, FROWS, PAIRS)                                            \
     DEFINE_PAIRS(name, W, KEY)                                                                     \
-    DEFINE_DUOS(name, W, KEY)                                                                      \
+    DUOS_FOR(W, name, KEY)                                                                         \
     DEFINE_ROWS(name, W, KEY)                                                                      \
     DEFINE_LONG_ROWS(name, W, KEY)                                                                 \
     static uint64_t short_##name(const void *xv, uint64_t rows, uint64_t n, int last,              \
                                  int64_t *out, uint64_t readable)                                  \
     {                                                                                              \
         const unsigned char *x = xv;                                                               \
-        if (n == 2 && (W) <= 4) {                                                                  \
-            const uint64_t done = duos_##name(xv, rows, last, out, readable);                      \
-            if (done == rows) return done;                                                         \
-            return done +                                                                          \
-                   PAIRS(x + 2 * (W)*done, rows - done, n, last, out + done, readable - 2 * done); \
-        }                                                                                          \
+        TAKE_DUOS_FOR(W, name, PAIRS);                                                             \
         if (n * (W) <= 16) return PAIRS(xv, rows, n, last, out, readable);                         \
         const uint64_t lanes = 32 / (W);                                                           \
         const uint64_t nv = (n + lanes - 1) / lanes;                                               \
