@@ -147,6 +147,20 @@ static void run_twos(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
+/* An axis of one: every index 0, the input not read; past 2^20 rows (8 MiB of indices) the
+ * zeros are streamed out, so the last test runs unless CLMAX_TEST_SMALL. */
+static void run_ones(clmax_backend backend, clmax_type type)
+{
+    static const int64_t counts[] = {1, 4099, ((int64_t)1 << 20) + 5};
+    const size_t ncounts = sizeof counts / sizeof counts[0] - (test_small() ? 1 : 0);
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 7500 + (uint64_t)type);
+    for (size_t ci = 0; ci < ncounts; ci++)
+        check_fills(ctx, type, counts[ci], 1, &rng);
+    clmax_context_destroy(ctx);
+}
+
 #define SHORT_TESTS(name, type)                                                                    \
     BACKEND_TEST(short_rows, fills_##name, .timeout = 900)                                         \
     {                                                                                              \
@@ -163,5 +177,9 @@ static void run_twos(clmax_backend backend, clmax_type type)
     BACKEND_TEST(short_rows, twos_##name, .timeout = 900)                                          \
     {                                                                                              \
         run_twos(backend, type);                                                                   \
+    }                                                                                              \
+    BACKEND_TEST(short_rows, ones_##name, .timeout = 900)                                          \
+    {                                                                                              \
+        run_ones(backend, type);                                                                   \
     }
 FOR_ALL_TYPES(SHORT_TESTS)
