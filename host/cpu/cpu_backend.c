@@ -430,8 +430,9 @@ static void run_unit(job *jb, uint64_t u, int t)
             jb->fn.row(base, j0, j1, p->last, jb->row_mode, bk, bi);
         else if (jb->few && j1 - j0 >= jb->few_min)
             few_lanes(jb, base, j0, j1, bk, bi, work + 2 * lanes);
-        else
-            jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last, bk, bi, work);
+        else /* one segment of a short axis: the indices alone */
+            jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last,
+                         jb->nseg == 1 && j1 - j0 <= LANES_INDICES_N ? NULL : bk, bi, work);
         if (jb->nseg == 1) {
             clmax_cpu_put(jb->idx + o * p->inner + i0, (const int64_t *)bi, lanes, jb->stream);
             continue;

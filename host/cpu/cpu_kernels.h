@@ -99,6 +99,12 @@
 #else
 #define CLMAX_LANES_512 0
 #endif
+/* The lanes kernels' parameters: lanes adjacent lanes from xv over rows [j0, j1), their winners'
+ * keys into bk_out and indices into bi_out (work: 16 bytes a lane). bk_out may be NULL where
+ * j1 - j0 <= LANES_INDICES_N (one stretch of the narrowest relative index, cpu_lanes.inc): the
+ * indices alone, without the widened keys' stores (uint8 [B, 2, 65536] wrote them at 16 bytes a
+ * lane for 2 bytes read). */
+#define LANES_INDICES_N 256
 #define LANES_PARAMS                                                                               \
     const void *xv, uint64_t inner, uint64_t lanes, uint64_t j0, uint64_t j1, int last,            \
         uint64_t *bk_out, uint64_t *bi_out, void *work
