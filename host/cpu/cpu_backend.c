@@ -31,6 +31,13 @@
 #ifndef LANE_COUNT
 #define LANE_COUNT 16384
 #endif
+/* Axes of at most SHORT_AXIS_N rows: LANE_COUNT_SHORT lanes a unit, their state in L1 (16 bytes
+ * a lane and the winners' 8). Each lane's state is written and read back once or twice per row
+ * there, and in turns (5 rounds, 128 MiB, op times) [B, 2, 4096..2^20] ran x0.70-0.89 of the
+ * time of 16384 lanes, [B, 3..4, ...] x0.70-1.08 (median x0.85); [B, 5..8, ...] x0.84-1.29,
+ * float16 and float32 slower. */
+#define SHORT_AXIS_N 4
+#define LANE_COUNT_SHORT 2048
 #define STACK_LANES 256 /* lane blocks up to this size keep their state on the stack */
 /* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
@@ -516,7 +523,8 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
         total * p->esize > (uint64_t)threads * cpu_l2_bytes() && !(wide && p->esize == 8);
     jb.row_mode = keyed ? CLMAX_BLOCK_KEYS : wide ? CLMAX_BLOCK_WIDE : CLMAX_BLOCK_NARROW;
 
-    uint64_t lane_max = LANE_BYTES / p->esize < LANE_COUNT ? LANE_BYTES / p->esize : LANE_COUNT;
+    const uint64_t lane_count = p->n <= SHORT_AXIS_N ? LANE_COUNT_SHORT : LANE_COUNT;
+    uint64_t lane_max = LANE_BYTES / p->esize < lane_count ? LANE_BYTES / p->esize : lane_count;
     jb.lane_block = p->inner < lane_max ? p->inner : lane_max;
     jb.lane_units = (p->inner + jb.lane_block - 1) / jb.lane_block;
     uint64_t unit_bytes = total * p->esize / (UNIT_SHARE * (uint64_t)threads);
