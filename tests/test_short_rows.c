@@ -131,6 +131,19 @@ static void run_large(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
+/* [counts[c], n] of type for each count, every fill and special rows; the last count (the
+ * large one) left out under CLMAX_TEST_SMALL. */
+static void run_counts(clmax_backend backend, clmax_type type, const int64_t *counts,
+                       size_t ncounts, int64_t n, uint64_t seed)
+{
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, seed + (uint64_t)type);
+    for (size_t ci = 0; ci < ncounts - (test_small() ? 1 : 0); ci++)
+        check_fills(ctx, type, counts[ci], n, &rng);
+    clmax_context_destroy(ctx);
+}
+
 /* Rows of two, which the CPU path compares a vector of rows at a time (cpu_short_simd.c's duos)
  * and, past 2^20 rows, streams out: row counts either side of the duos' blocks of 8 to 32 rows
  * (the rest by the pairs and the scalar code), every fill (ties, NaN of either sign in either
@@ -138,13 +151,7 @@ static void run_large(clmax_backend backend, clmax_type type)
 static void run_twos(clmax_backend backend, clmax_type type)
 {
     static const int64_t counts[] = {31, 32, 33, 65, 1000, 4099, ((int64_t)1 << 20) + 5};
-    const size_t ncounts = sizeof counts / sizeof counts[0] - (test_small() ? 1 : 0);
-    clmax_context *ctx = test_context_open(backend, NULL);
-    test_rng rng;
-    rng_seed(&rng, 7400 + (uint64_t)type);
-    for (size_t ci = 0; ci < ncounts; ci++)
-        check_fills(ctx, type, counts[ci], 2, &rng);
-    clmax_context_destroy(ctx);
+    run_counts(backend, type, counts, sizeof counts / sizeof counts[0], 2, 7400);
 }
 
 /* An axis of one: every index 0, the input not read; past 2^20 rows (8 MiB of indices) the
@@ -152,13 +159,7 @@ static void run_twos(clmax_backend backend, clmax_type type)
 static void run_ones(clmax_backend backend, clmax_type type)
 {
     static const int64_t counts[] = {1, 4099, ((int64_t)1 << 20) + 5};
-    const size_t ncounts = sizeof counts / sizeof counts[0] - (test_small() ? 1 : 0);
-    clmax_context *ctx = test_context_open(backend, NULL);
-    test_rng rng;
-    rng_seed(&rng, 7500 + (uint64_t)type);
-    for (size_t ci = 0; ci < ncounts; ci++)
-        check_fills(ctx, type, counts[ci], 1, &rng);
-    clmax_context_destroy(ctx);
+    run_counts(backend, type, counts, sizeof counts / sizeof counts[0], 1, 7500);
 }
 
 #define SHORT_TESTS(name, type)                                                                    \
