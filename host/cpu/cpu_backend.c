@@ -437,7 +437,7 @@ static void run_unit(job *jb, uint64_t u, int t)
             jb->fn.row(base, j0, j1, p->last, jb->row_mode, bk, bi);
         else if (jb->few && j1 - j0 >= jb->few_min)
             few_lanes(jb, base, j0, j1, bk, bi, work + 2 * lanes);
-        else /* one segment of a short axis: the indices alone */
+        else /* the indices alone where they are one segment of a short axis */
             jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last,
                          jb->nseg == 1 && j1 - j0 <= LANES_INDICES_N ? NULL : bk, bi, work);
         if (jb->nseg == 1) {
