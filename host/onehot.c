@@ -9,12 +9,9 @@
  * dense ones would read every line back: Hardmax float16 [B, 2, 2] ran at a sixth of its limit. */
 #include "onehot.h"
 
-#include <string.h>
+#include "stream.h"
 
-#if defined(__x86_64__) || defined(__SSE2__)
-#include <emmintrin.h>
-#define CLMAX_HAVE_STREAM 1
-#endif
+#include <string.h>
 
 /* The compare loops in AVX2 where the CPU has it: x86-64's baseline has no 64-bit compare, and
  * its scalar loop took three times the old path's time on Hardmax float16 [B, 3, 4096]. */
@@ -54,30 +51,14 @@ typedef struct fill_job {
     int stream;    /* zero the rows with non-temporal stores */
 } fill_job;
 
-/* Zeroes [p, p + bytes). With stream set (and SSE2), the 16-byte aligned body goes out with
- * non-temporal stores: a large one-hot output is not read again soon, and plain stores would
- * first read every line they write (a third of the traffic of a read + write). */
+/* Zeroes [p, p + bytes), streamed (stream.h) when stream is set and the span is worth it. */
 static void zero_bytes(char *p, size_t bytes, int stream)
 {
-#ifdef CLMAX_HAVE_STREAM
     if (stream && bytes >= 256) {
-        size_t head = (size_t)(-(uintptr_t)p & 15u);
-        memset(p, 0, head);
-        size_t body = (bytes - head) & ~(size_t)63;
-        __m128i z = _mm_setzero_si128();
-        for (size_t b = head; b < head + body; b += 64) {
-            _mm_stream_si128((__m128i *)(p + b), z);
-            _mm_stream_si128((__m128i *)(p + b + 16), z);
-            _mm_stream_si128((__m128i *)(p + b + 32), z);
-            _mm_stream_si128((__m128i *)(p + b + 48), z);
-        }
-        _mm_sfence(); /* ordered before the ones and visible to the thread that joins us */
-        memset(p + head + body, 0, bytes - head - body);
-        return;
-    }
-#endif
-    (void)stream;
-    memset(p, 0, bytes);
+        clmax_stream_zero(p, bytes);
+        clmax_stream_fence(); /* ordered before the ones and visible to the thread that joins us */
+    } else
+        memset(p, 0, bytes);
 }
 
 /* Writes the ones of outputs [begin, end) of a block (its zeros already written). */
@@ -129,30 +110,6 @@ static void hardmax_all_ones(void *arg, uint64_t begin, uint64_t end)
     }
 }
 
-/* Copies bytes from src (in the cache) to dst with non-temporal stores where there are any. */
-static void stream_out(char *dst, const char *src, size_t bytes)
-{
-#ifdef CLMAX_HAVE_STREAM
-    size_t head = (size_t)(-(uintptr_t)dst & 15u);
-    if (head > bytes) head = bytes;
-    memcpy(dst, src, head);
-    size_t b = head;
-    for (; b + 16 <= bytes; b += 16)
-        _mm_stream_si128((__m128i *)(void *)(dst + b),
-                         _mm_loadu_si128((const __m128i *)(const void *)(src + b)));
-    memcpy(dst + b, src + b, bytes - b);
-#else
-    memcpy(dst, src, bytes);
-#endif
-}
-
-void clmax_onehot_stream_fence(void)
-{
-#ifdef CLMAX_HAVE_STREAM
-    _mm_sfence(); /* the streamed bytes visible to the thread that joins this one */
-#endif
-}
-
 /* The ones of slices [o0, o1) into buf, which holds them from slice o0 on and is zeroed. */
 static void ones_of_slices(const clmax_problem *p, const int64_t *idx, char *buf, uint64_t o0,
                            uint64_t o1)
@@ -182,9 +139,9 @@ static void onehot_slices(void *arg, uint64_t begin, uint64_t end)
         size_t bytes = (size_t)((o1 - o) * slice_bytes);
         memset(buf, 0, bytes);
         ones_of_slices(p, f->idx, buf, o, o1);
-        stream_out((char *)f->y + o * slice_bytes, buf, bytes);
+        clmax_stream_copy((char *)f->y + o * slice_bytes, buf, bytes);
     }
-    clmax_onehot_stream_fence();
+    clmax_stream_fence();
 }
 
 /* Into buf, len elements of a one-hot row at axis position k: 1 where the lane's winner is k,
@@ -225,7 +182,7 @@ static void lane_rows(const clmax_problem *p, const int64_t *w, uint64_t lanes, 
             char *at = y + (k * p->inner + i0) * p->esize;
             lane_run(p, k == k0 ? w + i0 : NULL, w8, (uint8_t)k, len, buf);
             if (stream)
-                stream_out(at, buf, (size_t)(len * p->esize));
+                clmax_stream_copy(at, buf, (size_t)(len * p->esize));
             else
                 memcpy(at, buf, (size_t)(len * p->esize));
         }
@@ -244,7 +201,7 @@ static void onehot_lane_rows(void *arg, uint64_t begin, uint64_t end)
         lane_rows(p, f->idx + o * inner, inner, (char *)f->y + o * slice, k, k1, 1);
         r += k1 - k;
     }
-    clmax_onehot_stream_fence();
+    clmax_stream_fence();
 }
 
 /* Writes the one-hot rows [begin, end) of a block from their winning indices: each row's zeros,
@@ -267,7 +224,7 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 void clmax_onehot_put(void *dst, const void *src, size_t bytes, uint64_t call_bytes)
 {
     if (call_bytes >= STREAM_MIN_BYTES)
-        stream_out(dst, src, bytes);
+        clmax_stream_copy(dst, src, bytes);
     else
         memcpy(dst, src, bytes);
 }
@@ -353,5 +310,5 @@ void clmax_onehot_lane_block(const clmax_problem *p, const int64_t *w, uint64_t 
 {
     const int stream = call_bytes >= STREAM_MIN_BYTES;
     lane_rows(p, w, lanes, y, 0, p->n, stream);
-    if (stream) clmax_onehot_stream_fence();
+    if (stream) clmax_stream_fence();
 }

@@ -460,7 +460,7 @@ static void worker(void *arg, int t)
     while ((u = atomic_fetch_add(&jb->next, 1)) < jb->units)
         run_unit(jb, u, t);
     if (jb->stream || jb->stream_rows)
-        clmax_cpu_stream_fence(); /* the winners visible to the joining thread */
+        clmax_stream_fence(); /* the winners visible to the joining thread */
 }
 
 /* Zeroes indices [begin, end): plain stores, or streamed out (a large output; memset's plain
@@ -472,10 +472,8 @@ static void zero_indices(void *arg, uint64_t begin, uint64_t end)
 }
 static void zero_indices_streamed(void *arg, uint64_t begin, uint64_t end)
 {
-    static const int64_t zeros[OUT_CHUNK];
-    for (uint64_t i = begin; i < end; i += OUT_CHUNK)
-        clmax_cpu_put((int64_t *)arg + i, zeros, end - i < OUT_CHUNK ? end - i : OUT_CHUNK, 1);
-    clmax_cpu_stream_fence();
+    clmax_stream_zero((int64_t *)arg + begin, (size_t)(end - begin) * sizeof(int64_t));
+    clmax_stream_fence();
 }
 
 /* The CPU path on at most max_threads threads (1: the calling thread alone, the pool untouched). */

@@ -14,6 +14,7 @@
 #include "cpu_kernels.h"
 #include "keys.h"
 #include "onehot.h"
+#include "stream.h"
 
 #define RUN_LANES 512    /* lanes a run: the buffer's row stride, a constant for the vectoriser */
 #define RUN_N_MAX 8      /* rows a slice at most: each row's win is kept in a register */
@@ -132,5 +133,5 @@ void clmax_cpu_hardmax_runs(const clmax_problem *p, uint64_t begin, uint64_t end
                                  call_bytes);
         }
     }
-    clmax_onehot_stream_fence();
+    clmax_stream_fence();
 }

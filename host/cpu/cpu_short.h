@@ -4,6 +4,7 @@
 #define CLMAX_CPU_SHORT_H
 
 #include "clmax.h"
+#include "stream.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,12 +38,12 @@ void clmax_cpu_deal_slices(const void *x, uint64_t slices, uint64_t n, uint64_t 
                            int64_t *out);
 
 /* Winners to the output: with non-temporal stores when stream is set (a large output of short
- * axes, written once and not read here: a plain store would read each line first), else plain.
- * A thread that streamed calls clmax_cpu_stream_fence() before its work is joined. */
-#if defined(__x86_64__) && defined(__SSE2__)
-#include <emmintrin.h>
+ * axes, written once and not read here; stream.h), else plain. A thread that streamed calls
+ * clmax_stream_fence() before its work is joined. The 8-byte aligned head and tail go out as one
+ * index each, streamed too. */
 static inline void clmax_cpu_put(int64_t *dst, const int64_t *src, uint64_t count, int stream)
 {
+#if defined(CLMAX_HAVE_STREAM) && defined(__x86_64__) /* _mm_stream_si64 */
     if (stream) {
         uint64_t i = 0;
         if ((uintptr_t)dst % 16 != 0 && count > 0) _mm_stream_si64((long long *)dst, src[0]), i = 1;
@@ -50,23 +51,13 @@ static inline void clmax_cpu_put(int64_t *dst, const int64_t *src, uint64_t coun
             _mm_stream_si128((__m128i *)(void *)(dst + i),
                              _mm_loadu_si128((const __m128i *)(const void *)(src + i)));
         if (i < count) _mm_stream_si64((long long *)(dst + i), (long long)src[i]);
-    } else
-        for (uint64_t i = 0; i < count; i++)
-            dst[i] = src[i];
-}
-static inline void clmax_cpu_stream_fence(void)
-{
-    _mm_sfence();
-}
-#else
-static inline void clmax_cpu_put(int64_t *dst, const int64_t *src, uint64_t count, int stream)
-{
+        return;
+    }
+#endif
     (void)stream;
     for (uint64_t i = 0; i < count; i++)
         dst[i] = src[i];
 }
-static inline void clmax_cpu_stream_fence(void) {}
-#endif
 
 /* Software prefetch for code that reads its input as one stream: clmax_cpu_pf(&next, at) asks for
  * the lines up to CLMAX_PF_AHEAD bytes past `at` not yet asked for, each once, so that a loop that

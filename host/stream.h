@@ -1,0 +1,66 @@
+/* Non-temporal ("streaming") stores, for the host's large outputs: written once and not read back
+ * here, so a plain store, which first reads each line it writes, would cost a third more traffic
+ * than the read + write the work needs. Used by the CPU path's winners (cpu/cpu_short.h) and by
+ * Hardmax's one-hot output (onehot.c). A thread that streamed calls clmax_stream_fence() before
+ * its work is joined, so that the bytes are visible to the thread that joins it. */
+#ifndef CLMAX_STREAM_H
+#define CLMAX_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__SSE2__)
+#include <emmintrin.h>
+#define CLMAX_HAVE_STREAM 1
+
+static inline void clmax_stream_fence(void)
+{
+    _mm_sfence();
+}
+
+/* Copies bytes from src (in the cache) to dst, the 16-byte aligned body of dst streamed. */
+static inline void clmax_stream_copy(void *dst, const void *src, size_t bytes)
+{
+    char *d = dst;
+    const char *s = src;
+    size_t head = (size_t)(-(uintptr_t)d & 15u);
+    if (head > bytes) head = bytes;
+    memcpy(d, s, head);
+    size_t b = head;
+    for (; b + 16 <= bytes; b += 16)
+        _mm_stream_si128((__m128i *)(void *)(d + b),
+                         _mm_loadu_si128((const __m128i *)(const void *)(s + b)));
+    memcpy(d + b, s + b, bytes - b);
+}
+
+/* Zeroes [dst, dst + bytes), the 16-byte aligned body streamed a line at a time. */
+static inline void clmax_stream_zero(void *dst, size_t bytes)
+{
+    char *p = dst;
+    size_t head = (size_t)(-(uintptr_t)p & 15u);
+    if (head > bytes) head = bytes;
+    memset(p, 0, head);
+    size_t body = (bytes - head) & ~(size_t)63;
+    const __m128i z = _mm_setzero_si128();
+    for (size_t b = head; b < head + body; b += 64) {
+        _mm_stream_si128((__m128i *)(void *)(p + b), z);
+        _mm_stream_si128((__m128i *)(void *)(p + b + 16), z);
+        _mm_stream_si128((__m128i *)(void *)(p + b + 32), z);
+        _mm_stream_si128((__m128i *)(void *)(p + b + 48), z);
+    }
+    memset(p + head + body, 0, bytes - head - body);
+}
+#else
+static inline void clmax_stream_fence(void) {}
+static inline void clmax_stream_copy(void *dst, const void *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
+}
+static inline void clmax_stream_zero(void *dst, size_t bytes)
+{
+    memset(dst, 0, bytes);
+}
+#endif
+
+#endif
