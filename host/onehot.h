@@ -21,8 +21,7 @@ void clmax_onehot_lane_block(const clmax_problem *p, const int64_t *w, uint64_t 
 
 /* Copies bytes of one-hot built in the cache by the calling thread to the output at dst: streamed
  * out (non-temporal stores, where the CPU has them) when call_bytes, the whole output's size, is
- * large. A thread that put bytes calls clmax_stream_fence() (stream.h) before its work is joined.
- */
+ * large. A thread that put bytes calls clmax_stream_fence() before its work is joined. */
 void clmax_onehot_put(void *dst, const void *src, size_t bytes, uint64_t call_bytes);
 
 /* The output of an axis of length one: all ones. */
