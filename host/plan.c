@@ -69,7 +69,10 @@ static int short_slices(const clmax_device_info *dev, uint64_t rows, uint64_t n,
     uint64_t most = elem_size == 1 ? CLMAX_SHORT_SLICE / 4 : CLMAX_SHORT_SLICE;
     if (elem_size <= 4 && most * elem_size < CLMAX_PACKED_SLICE)
         most = CLMAX_PACKED_SLICE / elem_size;
-    if (inner < 2 || inner >= clmax_vector_width(elem_size) || n > most / inner) return 0;
+    const uint64_t vw = clmax_vector_width(elem_size);
+    int vectors = elem_size <= 4 && inner % vw == 0 && inner <= CLMAX_SLICE_VECS * vw &&
+                  n * inner <= CLMAX_SHORT_ROWS * CLMAX_SHORT_N;
+    if (!vectors && (inner < 2 || inner >= vw || n > most / inner)) return 0;
     if (forced == CLMAX_STRATEGY_SPLIT && n >= 2) return 0;
     uint64_t cu = dev->compute_units ? dev->compute_units : 1;
     return ceil_div(rows, slices_per_item(n, inner)) >= cu * CPU_ITEMS_PER_CU ||

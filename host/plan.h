@@ -37,7 +37,7 @@ typedef enum clmax_kernel_kind {
     CLMAX_KERNEL_STRIDED_BLK,  /* CPU devices: a block of clmax_lane_block() inner lanes per item */
     CLMAX_KERNEL_ROWS_SHORT,   /* CPU devices: CLMAX_SHORT_ROWS short rows per item */
     CLMAX_KERNEL_STRIDED_WIDE, /* CPU devices: a tile of lane_block lanes per item, local pairs */
-    CLMAX_KERNEL_SLICES_SHORT  /* CPU devices: whole slices of fewer lanes than a vector per item */
+    CLMAX_KERNEL_SLICES_SHORT  /* CPU devices: whole slices of few lanes (or vectors) per item */
 } clmax_kernel_kind;
 
 #define CLMAX_SHORT_ROWS 16     /* kernels/rows_short.cl SR */
@@ -49,6 +49,9 @@ typedef enum clmax_kernel_kind {
 /* ... and slices of keys up to 32 bits of at most this many bytes by vectors of packed pairs
  * (kernels/rows_short.cl PACKED_SLICE), the longer ones an element at a time. */
 #define CLMAX_PACKED_SLICE 32768
+/* ... and whole slices of rows of 1 to this many vectors of keys up to 32 bits
+ * (kernels/rows_short.cl SLICE_VECS), a vector of lanes at a time. */
+#define CLMAX_SLICE_VECS 4
 
 /* Elements in a vector of the CPU devices' kernels (kernels/vec.cl VW): 16 of one- and two-byte
  * types, 8 of four-byte ones, 4 of eight-byte ones. */

@@ -246,12 +246,18 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
 #endif
 }
 
-/* Slices [n, inner] of a strided axis with 2 to VW - 1 lanes (the planner's SLICES_SHORT), whole
- * slices per work-item: STRIDED_BLK would scan them a lane at a time, an item per slice of a few
- * dozen elements. The keys of as many slices as SR * SHORT_N holds go to a private buffer in one
- * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
- * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
- * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
+#define SLICE_VECS 4 /* host/plan.h CLMAX_SLICE_VECS */
+/* The winners of vector v of lanes, c[v], as indices of type T at answer q0 + v * VW. */
+#define SLICE_STORE(T)                                                                             \
+    VSTORE(CAT(convert_, CAT(T, VW))(PACK_IDX(c[v] & PACK_LOW)) + (T)j0, 0,                        \
+           (__global T *)out + out_off + q0 + v * VW)
+/* Slices [n, inner] of a strided axis (the planner's SLICES_SHORT), whole slices per work-item:
+ * STRIDED_BLK would scan them a lane at a time, an item per slice of a few dozen elements. Rows of
+ * 1 to SLICE_VECS whole vectors go down their rows a vector of lanes at a time. Rows of 2 to VW - 1
+ * lanes: the keys of as many slices as SR * SHORT_N holds go to a private buffer in one loop the
+ * compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer than the
+ * buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through the buffer
+ * a block of rows at a time, each lane's best pair kept between blocks. */
 __kernel void reduce_slices_short(REDUCE_ARGS)
 {
     const ulong part_nq = count * inner;
@@ -265,6 +271,40 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
     uint ns = (uint)min((ulong)per, count - s0);
     __global const RAW_T *p = x + x_off + s0 * se;
 #if PACK
+    if (lanes % VW == 0) {
+        /* Whole slices of 1 to SLICE_VECS vectors a row (the planner: keys of at most 32 bits,
+         * whole slices only): vector position q of a row is lane q, maxed down the rows as packed
+         * (key, row) pairs, with no folds. STRIDED_BLK spent more of a work-item per slice on
+         * its start (and Hardmax's zeroing) than on the slice's few rows. */
+        const uint nv = lanes / VW;
+        for (uint s = 0; s < ns; s++) {
+            __global const RAW_T *ps = p + s * se;
+            PREFETCH_RUN(ps, se * (uint)sizeof(RAW_T));
+            PACKV_T c[SLICE_VECS];
+            for (uint v = 0; v < nv; v++)
+                c[v] = PACKV(VKEY(VLOAD(v, ps)), (IDXV)0);
+            for (uint t = 1; t < len; t++)
+                for (uint v = 0; v < nv; v++)
+                    c[v] = max(c[v], PACKV(VKEY(VLOAD(v, ps + t * lanes)), (IDXV)t));
+            const ulong q0 = (s0 + s) * inner;
+            for (uint v = 0; v < nv; v++) {
+#if OUT_MODE != 2
+                if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out, a vector */
+                    if (flags & OUT32)
+                        SLICE_STORE(int);
+                    else
+                        SLICE_STORE(long);
+                    continue;
+                }
+#endif
+                PACK_T m[VW];
+                VSTORE(c[v], 0, m);
+                for (uint l = 0; l < VW; l++)
+                    FINISH(PACK_KEY(m[l]), j0 + PACK_INDEX(m[l]), q0 + v * VW + l, 0);
+            }
+        }
+        return;
+    }
     if (se >= VW && (VW % lanes == 0 || se >= VW * VW / 2) &&
         (whole || se * (uint)sizeof(RAW_T) <= PACKED_SLICE)) {
         /* Slices by vectors of packed (key, row) pairs: whole ones, or a longer one an item of up

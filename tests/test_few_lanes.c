@@ -12,7 +12,7 @@
  * leftovers) and at random ones, alone or tied further on; then tensors full of ties (small values,
  * +-0), of special values and of one byte everywhere. Axis lengths with and without leftovers.
  * ArgMax and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: three
- * lengths. */
+ * lengths. Last, slices of whole vectors of lanes on short axes (16 to 64 lanes). */
 #include "common.h"
 
 #include <stdio.h>
@@ -98,6 +98,13 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
                           (n < 100 ? (3000 / (n * inner) + 47) / 8 * 8 : 40) + extra, &rng);
         }
     }
+    /* slices of 1 to 4 whole vectors of lanes (kernels/rows_short.cl, SLICES_SHORT on CPU
+     * devices: 16 to 64 one- and two-byte lanes, 8 to 32 four-byte ones), whole ones in a work-
+     * item's buffer (n * inner up to 1024) and the longer ones past it */
+    static const int64_t vec_inners[] = {16, 32, 48, 64}, vec_lengths[] = {2, 3, 21, 64};
+    for (size_t ni = 0; ni < sizeof vec_lengths / sizeof vec_lengths[0]; ni++)
+        for (size_t ii = 0; ii < sizeof vec_inners / sizeof vec_inners[0]; ii++)
+            run_shape(ctx, type, (uint64_t)vec_lengths[ni], (uint64_t)vec_inners[ii], 45, &rng);
     /* one- and two-byte slices of 257 vectors (cpu_streamlanes.c: a run of 256, then the last
      * alone; 32 / esize / inner whole rows a vector) */
     const uint64_t es = ref_type_size(type);

@@ -54,9 +54,10 @@ static const clmax_type g_some_types[] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16
  * (SLICES_SHORT: many to a work-item, the last item's short, by packed vectors with the lanes
  * dividing one or not (3 and 7 lanes in slices of at least VW * VW / 2 elements: a last vector
  * folded on its own), or one a work-item: by packed vectors, or for 64-bit keys through its
- * buffer in parts), tiles wider than a lane block (STRIDED_WIDE, with run.sh's local memory; a
- * block is 8 KiB of each row), and a strided axis a GPU plan cuts into 32 segments or more (the
- * work-group combine, with run.sh's 8 compute units).
+ * buffer in parts; or rows of whole vectors of lanes, 32 lanes of one to four bytes), tiles wider
+ * than a lane block (STRIDED_WIDE, with run.sh's local memory; a block is 8 KiB of each row), and a
+ * strided axis a GPU plan cuts into 32 segments or more (the work-group combine, with run.sh's 8
+ * compute units).
  */
 enum { EVERY = 0, GPU_PLANS = 1, CPU_AUTO = 2 };
 
@@ -89,6 +90,7 @@ static const shape g_shapes[] = {
     {3, {30, 6, 7}, 1, 4, 4, CPU_AUTO},
     {3, {12, 50, 3}, 1, 1, 2, CPU_AUTO},
     {3, {12, 20, 7}, 1, 1, 2, CPU_AUTO},
+    {3, {37, 5, 32}, 1, 1, 4, CPU_AUTO},
 };
 static int g_failures;
 

@@ -153,7 +153,7 @@ typedef struct shape3 {
  * short rows (on CPU devices 16 rows per work-item, and a partial last one), and a strided axis
  * with rows of more than 8 KiB for types of two bytes or more (CPU devices: the wide tiles, the
  * axis split in three) */
-extern const shape3 shapes[6];
+extern const shape3 shapes[7];
 
 /* Whether the planner splits the axis (and scratch is needed): only when nothing forces a
  * strategy, through options or the environment. */

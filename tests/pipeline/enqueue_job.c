@@ -374,8 +374,10 @@ const clmax_type some_types[7] = {CLMAX_TYPE_FLOAT32, CLMAX_TYPE_FLOAT16, CLMAX_
                                   CLMAX_TYPE_FLOAT64, CLMAX_TYPE_INT8,    CLMAX_TYPE_UINT64,
                                   CLMAX_TYPE_INT64};
 
-const shape3 shapes[6] = {{2, {37, 1000}, 1},   {3, {5, 300, 33}, 1}, {2, {1000, 3}, 0},
-                          {2, {3, 200003}, -1}, {2, {50, 33}, 1},     {2, {200, 5003}, 0}};
+/* The last: slices of whole vectors of lanes (SLICES_SHORT's on CPU devices, 1 to 4 vectors). */
+const shape3 shapes[7] = {{2, {37, 1000}, 1},   {3, {5, 300, 33}, 1}, {2, {1000, 3}, 0},
+                          {2, {3, 200003}, -1}, {2, {50, 33}, 1},     {2, {200, 5003}, 0},
+                          {3, {40, 5, 32}, 1}};
 
 int planner_free(void)
 {
