@@ -105,9 +105,11 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
     for (size_t ni = 0; ni < sizeof vec_lengths / sizeof vec_lengths[0]; ni++)
         for (size_t ii = 0; ii < sizeof vec_inners / sizeof vec_inners[0]; ii++)
             run_shape(ctx, type, (uint64_t)vec_lengths[ni], (uint64_t)vec_inners[ii], 45, &rng);
+    const uint64_t es = ref_type_size(type);
+    /* ... and one-byte ones whose 8 MiB of winners are streamed out (cpu_lanevecs.c) */
+    if (es == 1) run_shape(ctx, type, 3, 16, 70001, &rng);
     /* one- and two-byte slices of 257 vectors (cpu_streamlanes.c: a run of 256, then the last
      * alone; 32 / esize / inner whole rows a vector) */
-    const uint64_t es = ref_type_size(type);
     if (es <= 2) { /* under CLMAX_TEST_SMALL too: valgrind reaches the two-byte streams */
         run_shape(ctx, type, 32 / es / 2 * 256 + 1, 2, 9, &rng);
         run_shape(ctx, type, 32 / es / 3 * 256 + 1, 3, 9, &rng);

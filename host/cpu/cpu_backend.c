@@ -7,6 +7,7 @@
  * pairs to feed the threads, the axis is split into segments whose partial pairs are combined. */
 #include "backend.h"
 #include "cpu_block.h"
+#include "cpu_lanevecs.h"
 #include "cpu_streamlanes.h"
 #include "cpu_features.h"
 #include "cpu_kernels.h"
@@ -141,6 +142,7 @@ typedef struct job {
     int interleaved; /* whole slices vectorised across slices (cpu_interleaved.c) */
     int transposed;  /* whole slices of short rows, transposed (cpu_transposed.c) */
     int streamlanes; /* one- and two-byte slices as one stream of vectors (cpu_streamlanes.c) */
+    int lanevecs;    /* one-byte slices of 16 to 64 lanes, vectors of lanes (cpu_lanevecs.c) */
     int stacked; /* whole slices run by their rows stacked from the first lane (cpu_stacked.c) */
     int tile;    /* whole slices run as a tile's columns (cpu_tile.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
@@ -383,6 +385,11 @@ static void run_unit(job *jb, uint64_t u, int t)
                              jb->idx + o0 * p->inner);
         return;
     }
+    if (jb->lanevecs && jb->nseg == 1) {
+        const uint64_t sl = p->n * p->inner;
+        clmax_cpu_lanevecs(p, jb->x + o0 * sl, o1 - o0, jb->stream, jb->idx + o0 * p->inner);
+        return;
+    }
     if (jb->streamlanes && jb->nseg == 1) {
         const uint64_t sl = p->n * p->inner * p->esize;
         clmax_cpu_streamlanes(p, jb->x + o0 * sl, o1 - o0, (p->outer - o0) * sl, jb->stream,
@@ -505,7 +512,8 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
      * rows of 16 bytes (float64 [B, 8, 2] x0.83) */
     jb.transposed = clmax_cpu_transposed_fits(p) &&
                     !(jb.interleaved && (p->n == 2 || p->inner * p->esize == 16));
-    jb.streamlanes = !jb.transposed && clmax_cpu_streamlanes_fits(p);
+    jb.lanevecs = clmax_cpu_lanevecs_fits(p);
+    jb.streamlanes = !jb.transposed && !jb.lanevecs && clmax_cpu_streamlanes_fits(p);
     jb.stacked = stacked_fits(p);
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
     jb.tile = jb.packed == NULL && tile_fits(p);
