@@ -386,7 +386,7 @@ static void run_unit(job *jb, uint64_t u, int t)
         return;
     }
     if (jb->lanevecs && jb->nseg == 1) {
-        const uint64_t sl = p->n * p->inner;
+        const uint64_t sl = p->n * p->inner * p->esize;
         clmax_cpu_lanevecs(p, jb->x + o0 * sl, o1 - o0, jb->stream, jb->idx + o0 * p->inner);
         return;
     }
