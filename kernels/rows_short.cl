@@ -305,6 +305,37 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
         }
         return;
     }
+    if (lanes < VW && whole &&
+        (VW % lanes == 0 ? se < VW : VW / lanes < 3 || se < VW * VW / 2)) {
+        /* Rows of fewer lanes than a vector, whole slices: the vector loaded at a row's start
+         * holds its lanes in positions 0 to lanes - 1 (the next rows' elements past them), maxed
+         * down the rows as packed (key, row) pairs, so that positions below lanes end as the
+         * lanes' winners, with no folds: a vector's few operations a row, each element loaded up
+         * to VW / lanes times from the cache, where the scan below took a compare and two
+         * selects an element (PoCL: uint8 [B, 5..16, 7] x2.3-4.0, float16 [B, 2..64, 12]
+         * x1.5-3.1). Where the packed vectors below fit, whole rows of lanes that divide a
+         * vector, or three rows or more a vector on longer slices, they stay faster, as they
+         * load a vector for several rows (uint8 [B, 21..64, 2] x0.37-0.71 this way). The item's
+         * slices from the first whose last row's vector would pass the box's end go on below. */
+        uint done = 0;
+        for (; done < ns; done++) {
+            const ulong first = (s0 + done) * se;
+            if (first + (len - 1) * lanes + VW > count * se) break;
+            __global const RAW_T *ps = p + done * se;
+            PREFETCH_RUN(ps, se * (uint)sizeof(RAW_T));
+            PACKV_T c = PACKV(VKEY(VLOAD(0, ps)), (IDXV)0);
+            for (uint t = 1; t < len; t++)
+                c = max(c, PACKV(VKEY(VLOAD(0, ps + t * lanes)), (IDXV)t));
+            PACK_T m[VW];
+            VSTORE(c, 0, m);
+            for (uint l = 0; l < lanes; l++)
+                FINISH(PACK_KEY(m[l]), j0 + PACK_INDEX(m[l]), (s0 + done) * inner + l, 0);
+        }
+        if (done == ns) return;
+        p += done * se;
+        s0 += done;
+        ns -= done;
+    }
     if (se >= VW && (VW % lanes == 0 || se >= VW * VW / 2) &&
         (whole || se * (uint)sizeof(RAW_T) <= PACKED_SLICE)) {
         /* Slices by vectors of packed (key, row) pairs: whole ones, or a longer one an item of up
