@@ -307,8 +307,7 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
         }
         return;
     }
-    if (lanes < VW && whole &&
-        (VW % lanes == 0 ? se < VW : VW / lanes < 3 || se < VW * VW / 2)) {
+    if (lanes < VW && whole && (VW % lanes == 0 ? se < VW : VW / lanes < 3 || se < VW * VW / 2)) {
         /* Rows of fewer lanes than a vector, whole slices: the vector loaded at a row's start
          * holds its lanes in positions 0 to lanes - 1 (the next rows' elements past them), maxed
          * down the rows as packed (key, row) pairs, so that positions below lanes end as the
