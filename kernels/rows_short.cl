@@ -255,8 +255,8 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
  * STRIDED_BLK would scan them a lane at a time, an item per slice of a few dozen elements. Keys of
  * at most 32 bits go by vectors of packed (key, row) pairs: rows of 1 to SLICE_VECS whole vectors
  * a vector of lanes at a time, rows of 2 to VW - 1 lanes a vector a row or several rows a vector
- * (below). What is left (64-bit keys, slices at the box's end, longer slices of lanes that do not
- * divide a vector): the keys of as many slices as SR * SHORT_N holds go to a private buffer in one
+ * (below). What is left (64-bit keys, and slices at the box's end that the packed vectors do not
+ * take): the keys of as many slices as SR * SHORT_N holds go to a private buffer in one
  * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
  * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
  * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
