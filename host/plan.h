@@ -52,6 +52,10 @@ typedef enum clmax_kernel_kind {
 /* ... and whole slices of rows of 1 to this many vectors of keys up to 32 bits
  * (kernels/rows_short.cl SLICE_VECS), a vector of lanes at a time. */
 #define CLMAX_SLICE_VECS 4
+/* ... and Hardmax's one-hot of whole slices of fewer lanes than a vector along axes of at most
+ * this many bytes a lane (kernels/rows_short.cl ONEHOT_AXIS), written by the kernel; the others
+ * go as their indices, then the fill and the ones. */
+#define CLMAX_ONEHOT_AXIS 32
 
 /* Elements in a vector of the CPU devices' kernels (kernels/vec.cl VW): 16 of one- and two-byte
  * types, 8 of four-byte ones, 4 of eight-byte ones. */

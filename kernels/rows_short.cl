@@ -260,7 +260,28 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
  * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
  * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
  * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
-__kernel void reduce_slices_short(REDUCE_ARGS)
+#if FUSED_ZERO
+/* Hardmax of an item's whole slices (fz): the output of slices sb.. is built in ob, zeroed there,
+ * its ones at byte lead + (element) * ES (lead: the output's address mod 16, so that ob's words
+ * are the output's), then stored by reduce_slices_short as one run of words. */
+#define OB_WORDS (SR * SHORT_N * ES / 16 + 2)
+#define OB_PARAMS , int fz, __private uint4 *ob, uint lead, ulong sb
+#define OB_ARGS(fz_) , fz_, ob, lead, s0
+#define SFINISH(k, i, s, l)                                                                        \
+    do {                                                                                           \
+        if (fz)                                                                                    \
+            ((__private OUT_T *)((__private uchar *)ob + lead))[((s)-sb) * se + (i)*lanes + (l)] = \
+                (OUT_T)ONE_BITS;                                                                   \
+        else                                                                                       \
+            FINISH(k, j0 + (i), (s)*inner + (l), 0);                                               \
+    } while (0)
+#else
+#define OB_PARAMS
+#define OB_ARGS(fz_)
+#define SFINISH(k, i, s, l) FINISH(k, j0 + (i), (s)*inner + (l), 0)
+#endif
+/* The answers of slice s, lane l: row i (of the box), key k. */
+void slices_short(REDUCE_ARGS OB_PARAMS)
 {
     const ulong part_nq = count * inner;
     const KEY_T km = KEY_MASK(flags);
@@ -288,9 +309,9 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
             for (uint t = 1; t < len; t++)
                 for (uint v = 0; v < nv; v++)
                     c[v] = max(c[v], PACKV(VKEY(VLOAD(v, ps + t * lanes)), (IDXV)t));
-            const ulong q0 = (s0 + s) * inner;
             for (uint v = 0; v < nv; v++) {
 #if OUT_MODE != 2
+                const ulong q0 = (s0 + s) * inner;
                 if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out, a vector */
                     if (flags & OUT32)
                         SLICE_STORE(int);
@@ -302,7 +323,7 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
                 PACK_T m[VW];
                 VSTORE(c[v], 0, m);
                 for (uint l = 0; l < VW; l++)
-                    FINISH(PACK_KEY(m[l]), j0 + PACK_INDEX(m[l]), q0 + v * VW + l, 0);
+                    SFINISH(PACK_KEY(m[l]), PACK_INDEX(m[l]), s0 + s, v * VW + l);
             }
         }
         return;
@@ -330,7 +351,7 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
             PACK_T m[VW];
             VSTORE(c, 0, m);
             for (uint l = 0; l < lanes; l++)
-                FINISH(PACK_KEY(m[l]), j0 + PACK_INDEX(m[l]), (s0 + done) * inner + l, 0);
+                SFINISH(PACK_KEY(m[l]), PACK_INDEX(m[l]), s0 + done, l);
         }
         if (done == ns) return;
         p += done * se;
@@ -378,7 +399,7 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
                     b[l] = max(b[l], t[q]);
             }
             for (uint l = 0; l < lanes; l++)
-                FINISH(PACK_KEY(b[l]), j0 + PACK_INDEX(b[l]), (s0 + s) * inner + l, 0);
+                SFINISH(PACK_KEY(b[l]), PACK_INDEX(b[l]), s0 + s, l);
         }
         return;
     }
@@ -416,6 +437,62 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
             }
         }
         for (uint l = 0; l < lanes; l++)
-            FINISH(bk[l], j0 + bi[l], (s0 + s) * inner + l, 0);
+            SFINISH(bk[l], bi[l], s0 + s, l);
     }
+}
+
+/* Slices [n, inner] of a strided axis (slices_short). Hardmax (FUSED_ZERO) of fewer lanes than a
+ * vector on an axis of at most ONEHOT_AXIS bytes a lane writes its zeros itself: an item's whole
+ * slices are one run of output, built in private memory (SFINISH) and stored after them, in the
+ * pass that reads the input, where the ArgMax pass wrote more bytes of indices than it read (8 a
+ * lane) before the host's one-hot fill (PoCL, 64 MiB, 3 rounds: float16 [B, 2..5, 2..7] x1.2-2.7,
+ * float32 [B, 2..5, 2..7] x1.1-2.3 but [B, 2..8, 4] x0.73-1.05). Rows of whole vectors, and longer
+ * axes, lost so (float16 [B, 8..16, 16] x0.80-0.82) and keep the two passes; plain stores beat
+ * non-temporal ones here (float16 [B, 64, 16] x0.94 against x0.70). */
+#define ONEHOT_AXIS 32 /* host/plan.h CLMAX_ONEHOT_AXIS */
+__kernel void reduce_slices_short(REDUCE_ARGS)
+{
+#if FUSED_ZERO
+    if (n * ES > ONEHOT_AXIS || inner >= VW) { /* the host fills the zeros (clmax_cl_fused_zeros) */
+        slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
+                     0, 0, 0, 0);
+        return;
+    }
+    const uint se = (uint)n * (uint)inner;
+    const uint whole = se <= SR * SHORT_N;
+    const uint per = whole ? SR * SHORT_N / se : 1;
+    const ulong s0 = get_global_id(0) * per;
+    if (s0 >= count) return;
+    const uint ns = (uint)min((ulong)per, count - s0);
+    __global OUT_T *oa = out + out_off + s0 * se;
+    const uint lead = (uint)((ulong)oa & 15), bytes = ns * se * ES;
+    uint4 ob[OB_WORDS];
+    if (!whole || nseg > 1 || !ONLY_FINAL(flags)) {
+        for (uint e = 0; e < ns * se; e++)
+            oa[e] = 0;
+        slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out,
+                     out_off OB_ARGS(0));
+        return;
+    }
+    const uint words = (lead + bytes + 15) / 16;
+    for (uint w = 0; w < words; w++)
+        ob[w] = (uint4)(0, 0, 0, 0);
+    slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out,
+                 out_off OB_ARGS(1));
+    /* Words [w0, w1) lie whole in the output; the elements of the partial ones at its ends go one
+     * at a time. */
+    __global uint4 *gw = (__global uint4 *)((__global uchar *)oa - lead);
+    const uint w0 = lead ? 1 : 0, w1 = (lead + bytes) / 16;
+    const __private OUT_T *pe = (const __private OUT_T *)((const __private uchar *)ob + lead);
+    const uint e0 = w1 > w0 ? (w0 * 16 - lead) / ES : ns * se;
+    const uint e1 = w1 > w0 ? (w1 * 16 - lead) / ES : ns * se;
+    for (uint e = 0; e < e0; e++)
+        oa[e] = pe[e];
+    for (uint w = w0; w < w1; w++)
+        gw[w] = ob[w];
+    for (uint e = e1; e < ns * se; e++)
+        oa[e] = pe[e];
+#else
+    slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off);
+#endif
 }

@@ -54,7 +54,7 @@ clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *
     uint64_t rows = limit / slice < p->outer ? limit / slice : p->outer;
     clmax_plan pl =
         clmax_plan_choose(clmax_cl_info(cl), rows, p->n, p->inner, p->esize, ctx->strategy);
-    if (!clmax_cl_fused_zeros(cl, &pl)) return CLMAX_OK;
+    if (!clmax_cl_fused_zeros(cl, &pl, p->n, p->inner)) return CLMAX_OK;
     *done = 1;
     cl_event last = NULL;
     clmax_status st = CLMAX_OK;

@@ -323,7 +323,8 @@ clmax_status clmax_cl_enqueue_operator(clmax_context *ctx, const clmax_problem *
     if (st != CLMAX_OK) return st;
     held_events h = {{NULL}, 0};
     cl_event filled = NULL, done = NULL;
-    if (mode == CLMAX_OUT_HARDMAX && (ep.g != 0 || !clmax_cl_fused_zeros(cl, &ep.pl))) {
+    if (mode == CLMAX_OUT_HARDMAX &&
+        (ep.g != 0 || !clmax_cl_fused_zeros(cl, &ep.pl, ep.w.n, ep.w.inner))) {
         st = enqueue_zeros(cl, mprog, y, y_offset, y_bytes, nlist, list, &filled);
         wait_list_free(list, stack);
         if (st != CLMAX_OK) return st;
