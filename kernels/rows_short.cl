@@ -260,28 +260,33 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
  * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
  * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
  * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
-#if FUSED_ZERO
-/* Hardmax of an item's whole slices (fz): the output of slices sb.. is built in ob, zeroed there,
- * its ones at byte lead + (element) * ES (lead: the output's address mod 16, so that ob's words
- * are the output's), then stored by reduce_slices_short as one run of words. */
-#define OB_WORDS (SR * SHORT_N * ES / 16 + 2)
-#define OB_PARAMS , int fz, __private uint4 *ob, uint lead, ulong sb
-#define OB_ARGS(fz_) , fz_, ob, lead, s0
+/* An item's answers as one run (fz): its slices sb.. are consecutive answers, or for Hardmax
+ * consecutive outputs, built in ob at byte lead (the output's address mod 16, so that ob's words
+ * are the output's) and stored by reduce_slices_short after them (store_run): indices of int64
+ * (int32 with OUT32) at (s - sb) * lanes + l; Hardmax ob zeroed, its ones at (s - sb) * se + i *
+ * lanes + l. At most SR * SHORT_N answers or elements of 8 bytes. */
+#define OB_WORDS (SR * SHORT_N * 8 / 16 + 2)
+#define OB_AT(T, e) ((__private T *)((__private uchar *)ob + lead))[e]
+#if OUT_MODE == 2
+#define OB_PUT(i, s, l) OB_AT(OUT_T, ((s)-sb) * se + (i)*lanes + (l)) = (OUT_T)ONE_BITS
+#else
+#define OB_PUT(i, s, l)                                                                            \
+    do {                                                                                           \
+        if (flags & OUT32)                                                                         \
+            OB_AT(int, ((s)-sb) * lanes + (l)) = (int)(j0 + (i));                                  \
+        else                                                                                       \
+            OB_AT(long, ((s)-sb) * lanes + (l)) = (long)(j0 + (i));                                \
+    } while (0)
+#endif
 #define SFINISH(k, i, s, l)                                                                        \
     do {                                                                                           \
         if (fz)                                                                                    \
-            ((__private OUT_T *)((__private uchar *)ob + lead))[((s)-sb) * se + (i)*lanes + (l)] = \
-                (OUT_T)ONE_BITS;                                                                   \
+            OB_PUT(i, s, l);                                                                       \
         else                                                                                       \
             FINISH(k, j0 + (i), (s)*inner + (l), 0);                                               \
     } while (0)
-#else
-#define OB_PARAMS
-#define OB_ARGS(fz_)
-#define SFINISH(k, i, s, l) FINISH(k, j0 + (i), (s)*inner + (l), 0)
-#endif
 /* The answers of slice s, lane l: row i (of the box), key k. */
-void slices_short(REDUCE_ARGS OB_PARAMS)
+void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
 {
     const ulong part_nq = count * inner;
     const KEY_T km = KEY_MASK(flags);
@@ -441,58 +446,74 @@ void slices_short(REDUCE_ARGS OB_PARAMS)
     }
 }
 
-/* Slices [n, inner] of a strided axis (slices_short). Hardmax (FUSED_ZERO) of fewer lanes than a
- * vector on an axis of at most ONEHOT_AXIS bytes a lane writes its zeros itself: an item's whole
- * slices are one run of output, built in private memory (SFINISH) and stored after them, in the
- * pass that reads the input, where the ArgMax pass wrote more bytes of indices than it read (8 a
- * lane) before the host's one-hot fill (PoCL, 64 MiB, 3 rounds: float16 [B, 2..5, 2..7] x1.2-2.7,
- * float32 [B, 2..5, 2..7] x1.1-2.3 but [B, 2..8, 4] x0.73-1.05). Rows of whole vectors, and longer
- * axes, lost so (float16 [B, 8..16, 16] x0.80-0.82) and keep the two passes; plain stores beat
- * non-temporal ones here (float16 [B, 64, 16] x0.94 against x0.70). */
+/* Bytes [0, bytes) of oa from ob's bytes lead.. (above): the words that lie whole in the output
+ * as words, the bytes of the partial ones at its ends one at a time. */
+void store_run(__global uchar *oa, const __private uint4 *ob, uint lead, uint bytes)
+{
+    __global uint4 *gw = (__global uint4 *)(oa - lead);
+    const __private uchar *pb = (const __private uchar *)ob + lead;
+    const uint w0 = lead ? 1 : 0, w1 = (lead + bytes) / 16;
+    const uint b0 = w1 > w0 ? w0 * 16 - lead : bytes, b1 = w1 > w0 ? w1 * 16 - lead : bytes;
+    for (uint b = 0; b < b0; b++)
+        oa[b] = pb[b];
+    for (uint w = w0; w < w1; w++)
+        gw[w] = ob[w];
+    for (uint b = b1; b < bytes; b++)
+        oa[b] = pb[b];
+}
+
+/* Slices [n, inner] of a strided axis (slices_short). An item's whole slices of fewer lanes than
+ * a vector have their answers in one run (fz, above), stored after them as words, where they went
+ * an answer at a time (PoCL, 64 MiB, 5 rounds: uint8 [B, 2..12, 2..3] x1.17-1.43, float16 x1.14-
+ * 1.49, float32 [B, 2, 2..3] x1.28-1.46). Hardmax (FUSED_ZERO) of those on an axis of at most
+ * ONEHOT_AXIS bytes a lane runs the same way, its zeros written by the kernel in the pass that
+ * reads the input, where the ArgMax pass wrote more bytes of indices than it read (8 a lane)
+ * before the host's one-hot fill (3 rounds: float16 [B, 2..5, 2..7] x1.2-2.7, float32 x1.1-2.3
+ * but [B, 2..8, 4] x0.73-1.05). Rows of whole vectors and longer axes lost so (float16 [B, 8..16,
+ * 16] x0.80-0.82) and keep the two passes; plain stores beat non-temporal ones here. */
 #define ONEHOT_AXIS 32 /* host/plan.h CLMAX_ONEHOT_AXIS */
 __kernel void reduce_slices_short(REDUCE_ARGS)
 {
-#if FUSED_ZERO
-    if (n * ES > ONEHOT_AXIS || inner >= VW) { /* the host fills the zeros (clmax_cl_fused_zeros) */
-        slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
-                     0, 0, 0, 0);
-        return;
-    }
     const uint se = (uint)n * (uint)inner;
     const uint whole = se <= SR * SHORT_N;
     const uint per = whole ? SR * SHORT_N / se : 1;
     const ulong s0 = get_global_id(0) * per;
     if (s0 >= count) return;
     const uint ns = (uint)min((ulong)per, count - s0);
-    __global OUT_T *oa = out + out_off + s0 * se;
-    const uint lead = (uint)((ulong)oa & 15), bytes = ns * se * ES;
     uint4 ob[OB_WORDS];
-    if (!whole || nseg > 1 || !ONLY_FINAL(flags)) {
+    const int fz = inner < VW && whole && nseg == 1 && ONLY_FINAL(flags);
+#if OUT_MODE == 2
+    __global OUT_T *oh = out + out_off + s0 * se;
+    __global uchar *oa = (__global uchar *)oh;
+    const uint bytes = ns * se * ES;
+#if FUSED_ZERO
+    if (n * ES <= ONEHOT_AXIS && inner < VW && !fz) { /* zeros the host did not fill */
         for (uint e = 0; e < ns * se; e++)
-            oa[e] = 0;
-        slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out,
-                     out_off OB_ARGS(0));
+            oh[e] = 0;
+    }
+    if (n * ES > ONEHOT_AXIS || !fz) { /* the host fills the zeros (clmax_cl_fused_zeros) */
+#else
+    {
+#endif
+        slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
+                     0, ob, 0, s0);
         return;
     }
-    const uint words = (lead + bytes + 15) / 16;
-    for (uint w = 0; w < words; w++)
-        ob[w] = (uint4)(0, 0, 0, 0);
-    slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out,
-                 out_off OB_ARGS(1));
-    /* Words [w0, w1) lie whole in the output; the elements of the partial ones at its ends go one
-     * at a time. */
-    __global uint4 *gw = (__global uint4 *)((__global uchar *)oa - lead);
-    const uint w0 = lead ? 1 : 0, w1 = (lead + bytes) / 16;
-    const __private OUT_T *pe = (const __private OUT_T *)((const __private uchar *)ob + lead);
-    const uint e0 = w1 > w0 ? (w0 * 16 - lead) / ES : ns * se;
-    const uint e1 = w1 > w0 ? (w1 * 16 - lead) / ES : ns * se;
-    for (uint e = 0; e < e0; e++)
-        oa[e] = pe[e];
-    for (uint w = w0; w < w1; w++)
-        gw[w] = ob[w];
-    for (uint e = e1; e < ns * se; e++)
-        oa[e] = pe[e];
 #else
-    slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off);
+    const uint ib = flags & OUT32 ? 4 : 8, bytes = ns * (uint)inner * ib;
+    __global uchar *oa = (__global uchar *)out + (out_off + s0 * inner) * ib;
+    if (!fz) {
+        slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
+                     0, ob, 0, s0);
+        return;
+    }
 #endif
+    const uint lead = (uint)((ulong)oa & 15);
+#if OUT_MODE == 2
+    for (uint w = 0; w < (lead + bytes + 15) / 16; w++)
+        ob[w] = (uint4)(0, 0, 0, 0);
+#endif
+    slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off, 1,
+                 ob, lead, s0);
+    store_run(oa, ob, lead, bytes);
 }
