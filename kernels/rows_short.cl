@@ -251,15 +251,6 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
 #define SLICE_STORE(T)                                                                             \
     VSTORE(CAT(convert_, CAT(T, VW))(PACK_IDX(c[v] & PACK_LOW)) + (T)j0, 0,                        \
            (__global T *)out + out_off + q0 + v * VW)
-/* Slices [n, inner] of a strided axis (the planner's SLICES_SHORT), whole slices per work-item:
- * STRIDED_BLK would scan them a lane at a time, an item per slice of a few dozen elements. Keys of
- * at most 32 bits go by vectors of packed (key, row) pairs: rows of 1 to SLICE_VECS whole vectors
- * a vector of lanes at a time, rows of 2 to VW - 1 lanes a vector a row or several rows a vector
- * (below). What is left (64-bit keys, and slices at the box's end that the packed vectors do not
- * take): the keys of as many slices as SR * SHORT_N holds go to a private buffer in one
- * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
- * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
- * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
 /* An item's answers as one run (fz): its slices sb.. are consecutive answers, or for Hardmax
  * consecutive outputs, built in ob at byte lead (the output's address mod 16, so that ob's words
  * are the output's) and stored by reduce_slices_short after them (store_run): indices of int64
@@ -278,6 +269,7 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
             OB_AT(long, ((s)-sb) * lanes + (l)) = (long)(j0 + (i));                                \
     } while (0)
 #endif
+/* The answers of slice s, lane l: row i (of the box), key k. */
 #define SFINISH(k, i, s, l)                                                                        \
     do {                                                                                           \
         if (fz)                                                                                    \
@@ -285,7 +277,15 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
         else                                                                                       \
             FINISH(k, j0 + (i), (s)*inner + (l), 0);                                               \
     } while (0)
-/* The answers of slice s, lane l: row i (of the box), key k. */
+/* Slices [n, inner] of a strided axis (the planner's SLICES_SHORT), whole slices per work-item:
+ * STRIDED_BLK would scan them a lane at a time, an item per slice of a few dozen elements. Keys of
+ * at most 32 bits go by vectors of packed (key, row) pairs: rows of 1 to SLICE_VECS whole vectors
+ * a vector of lanes at a time, rows of 2 to VW - 1 lanes a vector a row or several rows a vector
+ * (below). What is left (64-bit keys, and slices at the box's end that the packed vectors do not
+ * take): the keys of as many slices as SR * SHORT_N holds go to a private buffer in one
+ * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
+ * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
+ * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
 void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
 {
     const ulong part_nq = count * inner;
@@ -447,18 +447,18 @@ void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
 }
 
 /* Bytes [0, bytes) of oa from ob's bytes lead.. (above): the words that lie whole in the output
- * as words, the bytes of the partial ones at its ends one at a time. */
+ * as words (whole_words), the bytes at its ends one at a time. */
 void store_run(__global uchar *oa, const __private uint4 *ob, uint lead, uint bytes)
 {
-    __global uint4 *gw = (__global uint4 *)(oa - lead);
+    const wspan s = whole_words((ulong)oa, bytes);
     const __private uchar *pb = (const __private uchar *)ob + lead;
-    const uint w0 = lead ? 1 : 0, w1 = (lead + bytes) / 16;
-    const uint b0 = w1 > w0 ? w0 * 16 - lead : bytes, b1 = w1 > w0 ? w1 * 16 - lead : bytes;
-    for (uint b = 0; b < b0; b++)
+    __global uint4 *gw = (__global uint4 *)(oa + s.head);
+    const uint w0 = (lead + s.head) / 16;
+    for (uint b = 0; b < s.head; b++)
         oa[b] = pb[b];
-    for (uint w = w0; w < w1; w++)
-        gw[w] = ob[w];
-    for (uint b = b1; b < bytes; b++)
+    for (uint w = 0; w < s.words; w++)
+        gw[w] = ob[w0 + w];
+    for (uint b = s.head + s.words * 16; b < bytes; b++)
         oa[b] = pb[b];
 }
 
@@ -486,15 +486,15 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
     __global OUT_T *oh = out + out_off + s0 * se;
     __global uchar *oa = (__global uchar *)oh;
     const uint bytes = ns * se * ES;
+    /* The run only where the host left the zeros to the kernel (clmax_cl_fused_zeros) */
 #if FUSED_ZERO
-    if (n * ES <= ONEHOT_AXIS && inner < VW && !fz) { /* zeros the host did not fill */
-        for (uint e = 0; e < ns * se; e++)
-            oh[e] = 0;
-    }
-    if (n * ES > ONEHOT_AXIS || !fz) { /* the host fills the zeros (clmax_cl_fused_zeros) */
+    const int kz = n * ES <= ONEHOT_AXIS && inner < VW;
 #else
-    {
+    const int kz = 0;
 #endif
+    if (!kz || !fz) {
+        for (uint e = 0; kz && e < ns * se; e++) /* zeros the host did not fill */
+            oh[e] = 0;
         slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
                      0, ob, 0, s0);
         return;

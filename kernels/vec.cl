@@ -110,6 +110,18 @@ VKEY16(vkey_bf16, 0x7F80u)
         vi = select(vi, j, IDX_MASK(up_));                                                         \
     } while (0)
 
+/* The 16-byte words that lie whole in bytes [a, a + bytes) of memory: the bytes before the first
+ * (head), and how many. */
+typedef struct wspan {
+    uint head, words;
+} wspan;
+wspan whole_words(ulong a, ulong bytes)
+{
+    const uint head = (uint)min((16 - (a & 15)) & 15, bytes);
+    wspan s = {head, (uint)((bytes - head) / 16)};
+    return s;
+}
+
 /* Hardmax on CPU devices: reduce_rows_vec and reduce_strided_blk write the zeros of the elements
  * they read themselves (the host then enqueues no fill), so the output is written in the same pass
  * as the input is read, like the read + write that is its limit, instead of in a pass of its own.
@@ -130,12 +142,13 @@ typedef struct zrun {
  * caller's memory (CL_MEM_USE_HOST_PTR, clmax_cl_hardmax_in_place) may start anywhere. */
 zrun zero_edges(__global OUT_T *out, ulong a, ulong len)
 {
-    __global OUT_T *h = out + a, *t = h + len;
-    while (h < t && ((ulong)h & 15))
-        *h++ = 0;
-    while (t > h && ((ulong)t & 15))
-        *--t = 0;
-    zrun z = {(__global uint4 *)h, (uint)((ulong)(t - h) * sizeof(OUT_T) / 16)};
+    __global OUT_T *h = out + a;
+    const wspan s = whole_words((ulong)h, len * sizeof(OUT_T));
+    for (uint e = 0; e < s.head / sizeof(OUT_T); e++)
+        h[e] = 0;
+    for (ulong e = (s.head + s.words * 16ul) / sizeof(OUT_T); e < len; e++)
+        h[e] = 0;
+    zrun z = {(__global uint4 *)(h + s.head / sizeof(OUT_T)), s.words};
     return z;
 }
 /* Words [d, d + k) of run z, those that exist. */
