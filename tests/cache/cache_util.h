@@ -17,7 +17,7 @@
 const char *cache_tmpdir(void);
 /* A fresh folder made the cache through CLMAX_CACHE_DIR (CLMAX_CACHE_MAX_BYTES unset). */
 const char *cache_fresh(void);
-/* Removes every folder cache_tmpdir made: the suites' .fini. */
+/* Removes every folder cache_tmpdir made: the suites' .fini, and at exit. */
 void cache_cleanup(void);
 
 /* An OpenCL context with options o (NULL: defaults); skips without a device unless
