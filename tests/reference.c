@@ -5,6 +5,7 @@
 #include "reference.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,13 +232,23 @@ double ref_bfloat16_to_double(uint16_t bits)
     return (double)f;
 }
 
+/* Every float16's value, from ref_float16_to_double: the walks below decode billions. */
+static double g_f16[65536];
+static pthread_once_t g_f16_once = PTHREAD_ONCE_INIT;
+
+static void f16_table_fill(void)
+{
+    for (uint32_t b = 0; b < 65536; b++)
+        g_f16[b] = ref_float16_to_double((uint16_t)b);
+}
+
 static double load_float(clmax_type type, const void *x, uint64_t i)
 {
     switch (type) {
     case CLMAX_TYPE_FLOAT16: {
         uint16_t b;
         memcpy(&b, (const char *)x + i * 2, 2);
-        return ref_float16_to_double(b);
+        return g_f16[b]; /* filled by slice_winners and ref_compare* before any load */
     }
     case CLMAX_TYPE_BFLOAT16: {
         uint16_t b;
@@ -349,11 +360,13 @@ static int compare_scalar(clmax_type type, ref_scalar a, ref_scalar b, int min)
 
 int ref_compare(clmax_type type, const void *x, uint64_t i, uint64_t j)
 {
+    pthread_once(&g_f16_once, f16_table_fill);
     return compare_scalar(type, load_scalar(type, x, i), load_scalar(type, x, j), 0);
 }
 
 int ref_compare_min(clmax_type type, const void *x, uint64_t i, uint64_t j)
 {
+    pthread_once(&g_f16_once, f16_table_fill);
     return compare_scalar(type, load_scalar(type, x, i), load_scalar(type, x, j), 1);
 }
 
@@ -377,11 +390,36 @@ static inline void walk_slice(clmax_type type, const void *x, ref_view v, uint64
         }
 }
 
+/* The four winners of every lane of slice o at once, as walk_slice gives them for max and min, each
+ * with both tie rules: w[0..3][i] = first max, last max, first min, last min. A tie leaves the
+ * held value's comparisons unchanged (-0 == +0, NaN == NaN), so one held value serves both
+ * rules. */
+static inline void walk_slice4(clmax_type type, const void *x, ref_view v, uint64_t o,
+                               uint64_t *const w[4], ref_scalar *held)
+{
+    ref_scalar *hmax = held, *hmin = held + v.inner;
+    for (uint64_t i = 0; i < v.inner; i++) {
+        w[0][i] = w[1][i] = w[2][i] = w[3][i] = 0;
+        hmax[i] = hmin[i] = load_scalar(type, x, o * v.n * v.inner + i);
+    }
+    for (uint64_t k = 1; k < v.n; k++)
+        for (uint64_t i = 0; i < v.inner; i++) {
+            ref_scalar e = load_scalar(type, x, (o * v.n + k) * v.inner + i);
+            int c = compare_scalar(type, e, hmax[i], 0);
+            if (c > 0) w[0][i] = w[1][i] = k, hmax[i] = e;
+            if (c == 0) w[1][i] = k;
+            c = compare_scalar(type, e, hmin[i], 1);
+            if (c > 0) w[2][i] = w[3][i] = k, hmin[i] = e;
+            if (c == 0) w[3][i] = k;
+        }
+}
+
 /* walk_slice with the type a constant in each call, so that the compiler drops the per-element
  * switches on it (the suites' references walk billions of elements). */
 static void slice_winners(clmax_type type, const void *x, ref_view v, uint64_t o, int last, int min,
                           uint64_t *best)
 {
+    pthread_once(&g_f16_once, f16_table_fill);
     switch (type) {
 #define WALK(t)                                                                                    \
     case t:                                                                                        \
@@ -402,6 +440,34 @@ static void slice_winners(clmax_type type, const void *x, ref_view v, uint64_t o
 #undef WALK
     default:
         walk_slice(type, x, v, o, last, min, best);
+    }
+}
+
+/* slice_winners for walk_slice4. */
+static void slice_winners4(clmax_type type, const void *x, ref_view v, uint64_t o,
+                           uint64_t *const w[4], ref_scalar *held)
+{
+    pthread_once(&g_f16_once, f16_table_fill);
+    switch (type) {
+#define WALK(t)                                                                                    \
+    case t:                                                                                        \
+        walk_slice4(t, x, v, o, w, held);                                                          \
+        return;
+        WALK(CLMAX_TYPE_FLOAT16)
+        WALK(CLMAX_TYPE_BFLOAT16)
+        WALK(CLMAX_TYPE_FLOAT32)
+        WALK(CLMAX_TYPE_FLOAT64)
+        WALK(CLMAX_TYPE_INT8)
+        WALK(CLMAX_TYPE_INT16)
+        WALK(CLMAX_TYPE_INT32)
+        WALK(CLMAX_TYPE_INT64)
+        WALK(CLMAX_TYPE_UINT8)
+        WALK(CLMAX_TYPE_UINT16)
+        WALK(CLMAX_TYPE_UINT32)
+        WALK(CLMAX_TYPE_UINT64)
+#undef WALK
+    default:
+        walk_slice4(type, x, v, o, w, held);
     }
 }
 
@@ -513,5 +579,28 @@ clmax_status ref_arg_with_values(const clmax_tensor_desc *input, const void *x,
         }
     }
     free(best);
+    return CLMAX_OK;
+}
+
+clmax_status ref_arg_tie_rules(const clmax_tensor_desc *input, const void *x,
+                               const clmax_argmax_attrs *attrs, int64_t *const y[4])
+{
+    ref_view v;
+    clmax_status st = ref_argmax_check(input, attrs, NULL, &v);
+    if (st != CLMAX_OK) return st;
+    if (v.n == 0) return CLMAX_OK; /* the outputs are empty */
+    uint64_t lanes = v.inner ? v.inner : 1;
+    uint64_t *best = malloc(lanes * 4 * sizeof *best);
+    ref_scalar *held = malloc(lanes * 2 * sizeof *held);
+    if (best == NULL || held == NULL) abort();
+    uint64_t *const w[4] = {best, best + lanes, best + 2 * lanes, best + 3 * lanes};
+    for (uint64_t o = 0; o < v.outer; o++) {
+        slice_winners4(input->type, x, v, o, w, held);
+        for (int r = 0; r < 4; r++)
+            for (uint64_t i = 0; i < v.inner; i++)
+                y[r][o * v.inner + i] = (int64_t)w[r][i];
+    }
+    free(best);
+    free(held);
     return CLMAX_OK;
 }

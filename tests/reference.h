@@ -71,4 +71,9 @@ clmax_status ref_arg_with_values(const clmax_tensor_desc *input, const void *x,
                                  const clmax_argmax_attrs *attrs, int min, void *values,
                                  int64_t *indices);
 
+/* The four answers of one input in one walk: y[0] ArgMax with select_last_index 0, y[1] with 1,
+ * y[2] and y[3] ArgMin's (attrs' own select_last_index is not read). */
+clmax_status ref_arg_tie_rules(const clmax_tensor_desc *input, const void *x,
+                               const clmax_argmax_attrs *attrs, int64_t *const y[4]);
+
 #endif

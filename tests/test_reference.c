@@ -260,3 +260,36 @@ Test(reference, onnx_argmin_examples)
     cr_assert_eq(ref_arg_with_values(&e, f, &a, 0, v, y), CLMAX_OK);
     cr_assert(y[0] == 2 && y[1] == 2 && v[1] == 0x7FC00007u);
 }
+
+/* The one walk for the four tie-rule answers (what check_tie_rules compares with) gives what
+ * ref_argmax and ref_argmin give one at a time, on every type, fill and axis. */
+Test(reference, tie_rules_walk)
+{
+    test_rng rng;
+    rng_seed(&rng, 61);
+    int64_t dims[3] = {3, 41, 5};
+    uint64_t x[3 * 41 * 5];
+    int64_t one[41 * 5], four[4][41 * 5];
+    int64_t *const y[4] = {four[0], four[1], four[2], four[3]};
+    for (int t = 0; t < TEST_NUM_TYPES; t++) {
+        clmax_tensor_desc d = test_desc(test_all_types[t], 3, dims);
+        for (int f = 0; f < FILL_MODES; f++) {
+            fill_tensor(d.type, x, 3 * 41 * 5, (fill_mode)f, &rng);
+            for (int axis = 0; axis < 3; axis++) {
+                clmax_argmax_attrs a = ref_argmax_defaults(13);
+                a.axis = axis;
+                cr_assert_eq(ref_arg_tie_rules(&d, x, &a, y), CLMAX_OK);
+                size_t outputs = (size_t)(3 * 41 * 5 / dims[axis]);
+                for (int r = 0; r < 4; r++) {
+                    a.select_last_index = r & 1;
+                    clmax_status st =
+                        r < 2 ? ref_argmax(&d, x, &a, one) : ref_argmin(&d, x, &a, one);
+                    cr_assert_eq(st, CLMAX_OK);
+                    cr_assert_arr_eq(one, four[r], outputs * sizeof one[0],
+                                     "%s axis %d fill %d answer %d", test_type_str(d.type), axis, f,
+                                     r);
+                }
+            }
+        }
+    }
+}
