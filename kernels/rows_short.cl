@@ -493,8 +493,9 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
     const int kz = 0;
 #endif
     if (!kz || !fz) {
-        for (uint e = 0; kz && e < ns * se; e++) /* zeros the host did not fill */
-            oh[e] = 0;
+        if (kz) /* zeros the host did not fill */
+            for (uint e = 0; e < ns * se; e++)
+                oh[e] = 0;
         slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
                      0, ob, 0, s0);
         return;
