@@ -83,9 +83,9 @@ int clmax_block_fmax64(const void *x, uint64_t b, uint64_t e, int min, int wide,
 #define CLMAX_BLOCK_FMAX16(x, b, e, min, wide, bits) 0
 #define CLMAX_BLOCK_FMAX32(x, b, e, min, wide, bits) 0
 #define CLMAX_BLOCK_FMAX64(x, b, e, min, wide, bits) 0
-#define CLMAX_FIND_SIMD16(x, b, e, am, r, gt, last, wide, at) 0
-#define CLMAX_FIND_SIMD32(x, b, e, am, r, gt, last, wide, at) 0
-#define CLMAX_FIND_SIMD64(x, b, e, am, r, gt, last, wide, at) 0
+#define CLMAX_FIND_SIMD16(x, b, e, am, r, gt, last, wide, at) ((void)(am), (void)(wide), 0)
+#define CLMAX_FIND_SIMD32(x, b, e, am, r, gt, last, wide, at) ((void)(am), (void)(wide), 0)
+#define CLMAX_FIND_SIMD64(x, b, e, am, r, gt, last, wide, at) ((void)(am), (void)(wide), 0)
 #endif
 /* The float max by type: bfloat16 has no vector max (AVX512_BF16 has conversions and dot
  * products only). */
