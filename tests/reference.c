@@ -414,6 +414,22 @@ static inline void walk_slice4(clmax_type type, const void *x, ref_view v, uint6
         }
 }
 
+/* WALK(t) for every element type: the walks' switches, so that each walk is compiled with its type
+ * a constant. */
+#define EACH_TYPE(WALK)                                                                            \
+    WALK(CLMAX_TYPE_FLOAT16)                                                                       \
+    WALK(CLMAX_TYPE_BFLOAT16)                                                                      \
+    WALK(CLMAX_TYPE_FLOAT32)                                                                       \
+    WALK(CLMAX_TYPE_FLOAT64)                                                                       \
+    WALK(CLMAX_TYPE_INT8)                                                                          \
+    WALK(CLMAX_TYPE_INT16)                                                                         \
+    WALK(CLMAX_TYPE_INT32)                                                                         \
+    WALK(CLMAX_TYPE_INT64)                                                                         \
+    WALK(CLMAX_TYPE_UINT8)                                                                         \
+    WALK(CLMAX_TYPE_UINT16)                                                                        \
+    WALK(CLMAX_TYPE_UINT32)                                                                        \
+    WALK(CLMAX_TYPE_UINT64)
+
 /* walk_slice with the type a constant in each call, so that the compiler drops the per-element
  * switches on it (the suites' references walk billions of elements). */
 static void slice_winners(clmax_type type, const void *x, ref_view v, uint64_t o, int last, int min,
@@ -425,18 +441,7 @@ static void slice_winners(clmax_type type, const void *x, ref_view v, uint64_t o
     case t:                                                                                        \
         walk_slice(t, x, v, o, last, min, best);                                                   \
         return;
-        WALK(CLMAX_TYPE_FLOAT16)
-        WALK(CLMAX_TYPE_BFLOAT16)
-        WALK(CLMAX_TYPE_FLOAT32)
-        WALK(CLMAX_TYPE_FLOAT64)
-        WALK(CLMAX_TYPE_INT8)
-        WALK(CLMAX_TYPE_INT16)
-        WALK(CLMAX_TYPE_INT32)
-        WALK(CLMAX_TYPE_INT64)
-        WALK(CLMAX_TYPE_UINT8)
-        WALK(CLMAX_TYPE_UINT16)
-        WALK(CLMAX_TYPE_UINT32)
-        WALK(CLMAX_TYPE_UINT64)
+        EACH_TYPE(WALK)
 #undef WALK
     default:
         walk_slice(type, x, v, o, last, min, best);
@@ -453,18 +458,7 @@ static void slice_winners4(clmax_type type, const void *x, ref_view v, uint64_t 
     case t:                                                                                        \
         walk_slice4(t, x, v, o, w, held);                                                          \
         return;
-        WALK(CLMAX_TYPE_FLOAT16)
-        WALK(CLMAX_TYPE_BFLOAT16)
-        WALK(CLMAX_TYPE_FLOAT32)
-        WALK(CLMAX_TYPE_FLOAT64)
-        WALK(CLMAX_TYPE_INT8)
-        WALK(CLMAX_TYPE_INT16)
-        WALK(CLMAX_TYPE_INT32)
-        WALK(CLMAX_TYPE_INT64)
-        WALK(CLMAX_TYPE_UINT8)
-        WALK(CLMAX_TYPE_UINT16)
-        WALK(CLMAX_TYPE_UINT32)
-        WALK(CLMAX_TYPE_UINT64)
+        EACH_TYPE(WALK)
 #undef WALK
     default:
         walk_slice4(type, x, v, o, w, held);
