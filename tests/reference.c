@@ -465,10 +465,11 @@ static void slice_winners4(clmax_type type, const void *x, ref_view v, uint64_t 
     }
 }
 
-/* Scratch for slice_winners: v.inner indices, then v.inner values (both 8 bytes). */
-static uint64_t *lanes_alloc(ref_view v)
+/* Scratch of words 8-byte words a lane: slice_winners takes 2 (v.inner indices, then v.inner
+ * values), slice_winners4 6 (four rows of indices, then the maxima and minima held). */
+static uint64_t *lanes_alloc(ref_view v, size_t words)
 {
-    uint64_t *best = malloc((v.inner ? v.inner : 1) * (sizeof *best + sizeof(ref_scalar)));
+    uint64_t *best = malloc((v.inner ? v.inner : 1) * words * sizeof *best);
     if (best == NULL) abort();
     return best;
 }
@@ -481,7 +482,7 @@ clmax_status ref_argmax(const clmax_tensor_desc *input, const void *x,
     if (st != CLMAX_OK) return st;
     int last = attrs ? attrs->select_last_index : 0;
     if (v.n == 0) return CLMAX_OK; /* the output is empty */
-    uint64_t *best = lanes_alloc(v);
+    uint64_t *best = lanes_alloc(v, 2);
     for (uint64_t o = 0; o < v.outer; o++) {
         slice_winners(input->type, x, v, o, last, 0, best);
         for (uint64_t i = 0; i < v.inner; i++)
@@ -524,7 +525,7 @@ clmax_status ref_hardmax(const clmax_tensor_desc *input, const void *x,
         break;
     }
     }
-    uint64_t *best = lanes_alloc(v);
+    uint64_t *best = lanes_alloc(v, 2);
     for (uint64_t o = 0; o < v.outer; o++) {
         slice_winners(input->type, x, v, o, 0, 0, best);
         for (uint64_t i = 0; i < v.inner; i++)
@@ -542,7 +543,7 @@ clmax_status ref_argmin(const clmax_tensor_desc *input, const void *x,
     if (st != CLMAX_OK) return st;
     int last = attrs ? attrs->select_last_index : 0;
     if (v.n == 0) return CLMAX_OK; /* the output is empty */
-    uint64_t *best = lanes_alloc(v);
+    uint64_t *best = lanes_alloc(v, 2);
     for (uint64_t o = 0; o < v.outer; o++) {
         slice_winners(input->type, x, v, o, last, 1, best);
         for (uint64_t i = 0; i < v.inner; i++)
@@ -562,7 +563,7 @@ clmax_status ref_arg_with_values(const clmax_tensor_desc *input, const void *x,
     int last = attrs ? attrs->select_last_index : 0;
     if (v.n == 0) return CLMAX_OK;
     size_t es = ref_type_size(input->type);
-    uint64_t *best = lanes_alloc(v);
+    uint64_t *best = lanes_alloc(v, 2);
     for (uint64_t o = 0; o < v.outer; o++) {
         slice_winners(input->type, x, v, o, last, min, best);
         for (uint64_t i = 0; i < v.inner; i++) {
@@ -583,18 +584,14 @@ clmax_status ref_arg_tie_rules(const clmax_tensor_desc *input, const void *x,
     clmax_status st = ref_argmax_check(input, attrs, NULL, &v);
     if (st != CLMAX_OK) return st;
     if (v.n == 0) return CLMAX_OK; /* the outputs are empty */
-    uint64_t lanes = v.inner ? v.inner : 1;
-    uint64_t *best = malloc(lanes * 4 * sizeof *best);
-    ref_scalar *held = malloc(lanes * 2 * sizeof *held);
-    if (best == NULL || held == NULL) abort();
+    uint64_t *best = lanes_alloc(v, 6), lanes = v.inner;
     uint64_t *const w[4] = {best, best + lanes, best + 2 * lanes, best + 3 * lanes};
     for (uint64_t o = 0; o < v.outer; o++) {
-        slice_winners4(input->type, x, v, o, w, held);
+        slice_winners4(input->type, x, v, o, w, (ref_scalar *)(best + 4 * lanes));
         for (int r = 0; r < 4; r++)
             for (uint64_t i = 0; i < v.inner; i++)
                 y[r][o * v.inner + i] = (int64_t)w[r][i];
     }
     free(best);
-    free(held);
     return CLMAX_OK;
 }
