@@ -58,6 +58,13 @@ def graphs(d, axis, keepdims, last, minimum, split_every=None, **where):
     return (arg(d, axis, **kw),) + tuple(both(d, axis, **kw))
 
 
+def pair_graph(d, axis, last, minimum, split_every):
+    """Only *_with_indices' lazy pair (the exhaustive tests): arg* is the same reduction
+    (clmax/dask.py's _reduce), which the other tests check through its own wrapper."""
+    both = cd.min_with_indices if minimum else cd.max_with_indices
+    return both(d, axis, select_last_index=last, split_every=split_every)
+
+
 def check(x, got, axis, keepdims, last, minimum, what=""):
     """got: the computed (indices, values, indices) against NumPy's on the whole of x."""
     want = arg_reference(x, axis, keepdims, last, minimum)
@@ -121,11 +128,19 @@ def test_nans_in_several_blocks(dtype):
 def test_signed_zeros_tie_across_blocks(minimum):
     # Only zeros of both signs (and worse values): every zero ties; the first (last) zero of
     # the row wins and the values are its bits, whichever sign the other blocks hold.
+    # Every chunking of a row of 10, the row and its reverse side by side (the reduced axis is
+    # 1; axis 0 in one block), one dask.compute for them all.
     worse = 1.0 if minimum else -1.0
-    x = np.array([worse, -0.0, 0.0, worse, 0.0, -0.0, -0.0, worse, 0.0, worse], np.float32)
-    for chunks in compositions(len(x)):
+    row = np.array([worse, -0.0, 0.0, worse, 0.0, -0.0, -0.0, worse, 0.0, worse], np.float32)
+    x = np.stack([row, row[::-1]])
+    cases, lazy = [], []
+    for chunks in compositions(x.shape[1]):
+        d = da.from_array(x, chunks=(2, chunks))
         for last in (False, True):
-            run(x, (chunks,), 0, False, last, minimum, split_every=2)
+            cases.append((chunks, last))
+            lazy.append(pair_graph(d, 1, last, minimum, 2))
+    for (chunks, last), (values, indices) in zip(cases, dask.compute(*lazy, scheduler=SYNC)):
+        check(x, (indices, values, indices), 1, False, last, minimum, f"chunks={chunks}")
     y = np.where(np.arange(24).reshape(4, 6) % 5 == 1, -0.0, worse).astype(np.float32)
     y[2, 3] = 0.0
     for chunks in [(2, 3), (1, 1), (3, 4), (4, 2)]:
@@ -137,20 +152,21 @@ def test_signed_zeros_tie_across_blocks(minimum):
 def test_every_chunking_of_small_arrays():
     # The combine's claim, exhaustively on small cases: partials concatenated in block order,
     # the first (last) partial holding the winning value holds the first (last) winner, for
-    # NaNs of two kinds, both zeros and infinities, at every chunking and combine fan-in.
+    # NaNs of two kinds, both zeros and infinities, at every chunking and combine fan-in: 12
+    # random rows of 6, reduced along axis 1 chunked every way (axis 0 in one block), so that
+    # one graph checks all 12.
     pool = np.array([np.nan, -np.nan, -0.0, 0.0, 1.0, -np.inf, np.inf], np.float32)
     pool.view(np.uint32)[1] += 1  # a second NaN payload
     rng = np.random.default_rng(11)
-    for _ in range(12):
-        x = pool[rng.integers(0, len(pool), 6)]
-        cases, lazy = [], []
-        for chunks in compositions(len(x)):
-            d = da.from_array(x, chunks=(chunks,))
-            for minimum, last, split_every in itertools.product((0, 1), (0, 1), (2, 3)):
-                cases.append((chunks, minimum, last, split_every))
-                lazy.append(graphs(d, 0, False, last, minimum, split_every))
-        for case, got in zip(cases, dask.compute(*lazy, scheduler=SYNC)):
-            check(x, got, 0, False, case[2], case[1], f"{x} {case}")
+    x = pool[rng.integers(0, len(pool), (12, 6))]
+    cases, lazy = [], []
+    for chunks in compositions(x.shape[1]):
+        d = da.from_array(x, chunks=(12, chunks))
+        for minimum, last, split_every in itertools.product((0, 1), (0, 1), (2, 3)):
+            cases.append((chunks, minimum, last, split_every))
+            lazy.append(pair_graph(d, 1, last, minimum, split_every))
+    for case, (values, indices) in zip(cases, dask.compute(*lazy, scheduler=SYNC)):
+        check(x, (indices, values, indices), 1, False, case[2], case[1], f"{x} {case}")
 
 
 def test_flat_order_is_not_block_order():
