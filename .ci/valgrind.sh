@@ -17,11 +17,10 @@
 # clmax.values: sweeps of every type over the CPU kernels that the family tests (short_rows,
 # few_lanes, float_rows, wide, narrow, hardmax, strategies) run at their edges here, and that
 # AddressSanitizer runs whole; they were 239 of the 789 s of valgrind's work on a 2-core VM, whose
-# CI run must stay within the hour. And clmax.short_rows: 121 Criterion cases, each a fresh exec
-# whose start-up (the linker, libgit2 reading the CA bundle for Criterion) valgrind makes cost
-# seconds: 187-289 s, the largest entry; AddressSanitizer runs it, and it comes back here when its
-# cases are folded into fewer. VALGRIND_TESTS and VALGRIND_EXCLUDE (regexes on test names) change
-# the set.
+# CI run must stay within the hour. Each Criterion test is a fresh exec whose start-up (the
+# linker, libgit2 reading the CA bundle for Criterion) valgrind makes cost seconds, so the family
+# tests run a group of types per test (tests/common.h, TYPE_GROUP_TEST). VALGRIND_TESTS and
+# VALGRIND_EXCLUDE (regexes on test names) change the set.
 #
 # Run from the repository root after the normal build (tools/setup.sh installed the dependencies).
 set -euo pipefail
@@ -29,7 +28,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=build-valgrind
 SELECT=${VALGRIND_TESTS:-.}
-EXCLUDE=${VALGRIND_EXCLUDE:-^clmax\.(cache|argmax|argmin|values|short_rows)$}
+EXCLUDE=${VALGRIND_EXCLUDE:-^clmax\.(cache|argmax|argmin|values)$}
 TAG=valgrind
 # shellcheck source=common.sh
 source .ci/common.sh

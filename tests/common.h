@@ -43,6 +43,7 @@ int64_t rng_range(test_rng *rng, int64_t lo, int64_t hi); /* uniform in [lo, hi]
 
 #define TEST_NUM_TYPES 12
 #define TEST_NUM_FLOAT_TYPES 4
+/* Four floats (test_float_types'), four signed and four unsigned integers (TYPE_GROUP_TEST). */
 extern const clmax_type test_all_types[TEST_NUM_TYPES];
 extern const clmax_type test_float_types[TEST_NUM_FLOAT_TYPES]; /* the Hardmax types */
 extern const int test_argmax_opsets[4];
@@ -149,6 +150,24 @@ const char *test_context_label(void);
     X(bfloat16, CLMAX_TYPE_BFLOAT16)                                                               \
     X(float32, CLMAX_TYPE_FLOAT32)                                                                 \
     X(float64, CLMAX_TYPE_FLOAT64)
+
+/* BACKEND_TEST(suite, name_G) for each group G of four types of test_all_types (floats, signed,
+ * unsigned; TYPE_GROUP_TEST_FLOATS: the floats only), whose body calls fn(backend, type) for each
+ * of its types. A Criterion test is a process of its own, whose start-up under valgrind costs
+ * seconds: a test per type was most of what the family tests cost there. The trailing arguments
+ * (at least one) are Criterion test options. */
+#define TYPE_GROUP_TEST(suite, name, group, fn, ...)                                               \
+    BACKEND_TEST(suite, name, __VA_ARGS__)                                                         \
+    {                                                                                              \
+        for (int t_ = 0; t_ < 4; t_++)                                                             \
+            fn(backend, test_all_types[4 * (group) + t_]);                                         \
+    }
+#define TYPE_GROUP_TESTS(suite, name, fn, ...)                                                     \
+    TYPE_GROUP_TEST(suite, name##_floats, 0, fn, __VA_ARGS__)                                      \
+    TYPE_GROUP_TEST(suite, name##_signed, 1, fn, __VA_ARGS__)                                      \
+    TYPE_GROUP_TEST(suite, name##_unsigned, 2, fn, __VA_ARGS__)
+#define TYPE_GROUP_TEST_FLOATS(suite, name, fn, ...)                                               \
+    TYPE_GROUP_TEST(suite, name##_floats, 0, fn, __VA_ARGS__)
 
 /* Fills x (shape desc) so that each row along axis (a view [outer, n, inner]) is one of: all NaN
  * (mixed signs and payloads), all -inf, all +-0, all one denormal, -inf but one NaN, -inf but

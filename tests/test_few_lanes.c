@@ -117,9 +117,4 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-#define FEW_LANES_TEST(name, type)                                                                 \
-    BACKEND_TEST(few_lanes, name, .timeout = 900)                                                  \
-    {                                                                                              \
-        run_few_lanes(backend, type);                                                              \
-    }
-FOR_ALL_TYPES(FEW_LANES_TEST)
+TYPE_GROUP_TESTS(few_lanes, types, run_few_lanes, .timeout = 900)

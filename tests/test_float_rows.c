@@ -94,12 +94,7 @@ static void run_float_rows(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-#define FLOAT_ROWS_TEST(name, type)                                                                \
-    BACKEND_TEST(float_rows, name, .timeout = 900)                                                 \
-    {                                                                                              \
-        run_float_rows(backend, type);                                                             \
-    }
-FOR_FLOAT_TYPES(FLOAT_ROWS_TEST)
+TYPE_GROUP_TEST_FLOATS(float_rows, types, run_float_rows, .timeout = 900)
 
 /* Rows of 300 and 1100, as above, in an input of at least STREAMED_BYTES (the 80-row case
  * repeated): over the threads' L2 caches, where the CPU path reads rows as a stream (its row
@@ -135,12 +130,11 @@ static void run_streamed(clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-#define STREAMED_TEST(name, type)                                                                  \
-    Test(float_rows, name##_streamed, .timeout = 900)                                              \
-    {                                                                                              \
-        run_streamed(type);                                                                        \
-    }
-FOR_FLOAT_TYPES(STREAMED_TEST)
+Test(float_rows, streamed, .timeout = 900)
+{
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
+        run_streamed(test_float_types[t]);
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -214,10 +208,9 @@ static void run_daz(clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-#define DAZ_TEST(name, type)                                                                       \
-    Test(float_rows, name##_daz)                                                                   \
-    {                                                                                              \
-        run_daz(type);                                                                             \
-    }
-FOR_FLOAT_TYPES(DAZ_TEST)
+Test(float_rows, daz)
+{
+    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
+        run_daz(test_float_types[t]);
+}
 #endif

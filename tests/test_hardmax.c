@@ -69,12 +69,7 @@ static void run_combos(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-#define COMBO_TEST(name, type)                                                                     \
-    BACKEND_TEST(hardmax, combos_##name, .timeout = 900)                                           \
-    {                                                                                              \
-        run_combos(backend, type);                                                                 \
-    }
-FOR_FLOAT_TYPES(COMBO_TEST)
+TYPE_GROUP_TEST_FLOATS(hardmax, combos, run_combos, .timeout = 900)
 
 /* Integer types are ArgMax-only, at every opset. */
 BACKEND_TEST(hardmax, integer_types_rejected, .timeout = 600)

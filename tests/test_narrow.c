@@ -100,12 +100,7 @@ static void run_type(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-#define NARROW_TEST(name, type)                                                                    \
-    BACKEND_TEST(narrow, name, .timeout = 900)                                                     \
-    {                                                                                              \
-        run_type(backend, type);                                                                   \
-    }
-FOR_ALL_TYPES(NARROW_TEST)
+TYPE_GROUP_TESTS(narrow, types, run_type, .timeout = 900)
 
 /* Strided outputs of at least 8 MiB and a quarter of the input, which the CPU path streams out
  * (host/cpu/cpu_backend.c, STREAM_OUT_MIN): a million winners and more from dealt slices, from

@@ -169,25 +169,8 @@ static void run_ones(clmax_backend backend, clmax_type type)
     run_counts(backend, type, counts, sizeof counts / sizeof counts[0], 1, 7500);
 }
 
-#define SHORT_TESTS(name, type)                                                                    \
-    BACKEND_TEST(short_rows, fills_##name, .timeout = 900)                                         \
-    {                                                                                              \
-        run_fills(backend, type);                                                                  \
-    }                                                                                              \
-    BACKEND_TEST(short_rows, pairs_##name, .timeout = 900)                                         \
-    {                                                                                              \
-        run_pairs(backend, type);                                                                  \
-    }                                                                                              \
-    BACKEND_TEST(short_rows, large_##name, .timeout = 900)                                         \
-    {                                                                                              \
-        run_large(backend, type);                                                                  \
-    }                                                                                              \
-    BACKEND_TEST(short_rows, twos_##name, .timeout = 900)                                          \
-    {                                                                                              \
-        run_twos(backend, type);                                                                   \
-    }                                                                                              \
-    BACKEND_TEST(short_rows, ones_##name, .timeout = 900)                                          \
-    {                                                                                              \
-        run_ones(backend, type);                                                                   \
-    }
-FOR_ALL_TYPES(SHORT_TESTS)
+TYPE_GROUP_TESTS(short_rows, fills, run_fills, .timeout = 900)
+TYPE_GROUP_TESTS(short_rows, pairs, run_pairs, .timeout = 900)
+TYPE_GROUP_TESTS(short_rows, large, run_large, .timeout = 900)
+TYPE_GROUP_TESTS(short_rows, twos, run_twos, .timeout = 900)
+TYPE_GROUP_TESTS(short_rows, ones, run_ones, .timeout = 900)

@@ -118,12 +118,7 @@ static void run_type(clmax_backend backend, clmax_type type)
     clmax_context_destroy(ctx);
 }
 
-#define WIDE_TEST(name, type)                                                                      \
-    BACKEND_TEST(wide, name, .timeout = 900)                                                       \
-    {                                                                                              \
-        run_type(backend, type);                                                                   \
-    }
-FOR_ALL_TYPES(WIDE_TEST)
+TYPE_GROUP_TESTS(wide, types, run_type, .timeout = 900)
 
 /* Chunks of 1 MiB: each box holds a few whole rows of the first case, so the tiles run once per
  * chunk and the running pairs go from one chunk to the next. */
