@@ -6,12 +6,14 @@
 # so the CLI tests run an instrumented `clmax` too, then runs the suite twice:
 #   1. the CPU path: CLMAX_BACKEND=cpu and OCL_ICD_VENDORS pointing at an empty folder, so that no
 #      OpenCL driver is even loaded; full leak checking, no suppressions;
-#   2. PoCL: CLMAX_REQUIRE_OPENCL=1; leak checking on, with .ci/lsan.supp hiding only the
-#      allocations that PoCL, LLVM (PoCL's in-process compiler) and the ICD loader never free;
-#      with the user's program cache, which .ci/run's suites have filled: building the kernels
-#      again (PoCL's compiler, not clmax's code) took this half from 256 s to 323 s on a 2-core
-#      VM. The cache's miss path, building and storing, still runs sanitized in the tests of the
-#      cache (clmax.cache, cli.cache.*), which set folders of their own.
+#   2. PoCL: CLMAX_REQUIRE_OPENCL=1, the tests' OpenCL halves only (CLMAX_TEST_BACKEND=opencl:
+#      their CPU halves would repeat 1 exactly, as the CPU path never reads the device); leak
+#      checking on, with .ci/lsan.supp hiding only the allocations that PoCL, LLVM (PoCL's
+#      in-process compiler) and the ICD loader never free; with the user's program cache, which
+#      .ci/run's suites have filled: building the kernels again (PoCL's compiler, not clmax's
+#      code) took this half from 256 s to 323 s on a 2-core VM. The cache's miss path, building
+#      and storing, still runs sanitized in the tests of the cache (clmax.cache, cli.cache.*),
+#      which set folders of their own.
 # Both on small shapes (CLMAX_TEST_SMALL=1, as valgrind): the cases of millions of elements run
 # the same code as the small ones, which still span several threads' units (tensors over 256 KiB),
 # and took most of the time (the CPU half 284 s with them, 106 s without, on a 2-core VM); the
@@ -115,6 +117,7 @@ done
 pocl_vendors=()
 [ -n "$(ls -A "$pocl_icd")" ] && pocl_vendors=(OCL_ICD_VENDORS="$pocl_icd")
 run pocl "$POCL_LABELS" "${pocl_vendors[@]}" CLMAX_REQUIRE_OPENCL=1 CLMAX_TEST_SMALL=1 \
+    CLMAX_TEST_BACKEND=opencl \
     ASAN_OPTIONS="$ASAN_COMMON:log_path=$logs/pocl/asan" \
     LSAN_OPTIONS="suppressions=$ROOT/.ci/lsan.supp:print_suppressions=0:use_tls=0"
 
