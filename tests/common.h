@@ -131,7 +131,7 @@ const char *test_context_label(void);
     }                                                                                              \
     static void suite##_##name##_body(clmax_backend backend)
 
-/* X(name, type) for every element type, or for the float (Hardmax) types. */
+/* X(name, type) for every element type. */
 #define FOR_ALL_TYPES(X)                                                                           \
     X(float16, CLMAX_TYPE_FLOAT16)                                                                 \
     X(bfloat16, CLMAX_TYPE_BFLOAT16)                                                               \
@@ -145,11 +145,6 @@ const char *test_context_label(void);
     X(uint16, CLMAX_TYPE_UINT16)                                                                   \
     X(uint32, CLMAX_TYPE_UINT32)                                                                   \
     X(uint64, CLMAX_TYPE_UINT64)
-#define FOR_FLOAT_TYPES(X)                                                                         \
-    X(float16, CLMAX_TYPE_FLOAT16)                                                                 \
-    X(bfloat16, CLMAX_TYPE_BFLOAT16)                                                               \
-    X(float32, CLMAX_TYPE_FLOAT32)                                                                 \
-    X(float64, CLMAX_TYPE_FLOAT64)
 
 /* BACKEND_TEST(suite, name_G) for each group G of four types of test_all_types (floats, signed,
  * unsigned; TYPE_GROUP_TEST_FLOATS: the floats only), whose body calls fn(backend, type) for each
