@@ -328,6 +328,8 @@ typedef union ref_scalar {
     uint64_t u;
     double d;
 } ref_scalar;
+/* lanes_alloc counts 8-byte words, and ref_arg_tie_rules keeps its held scalars in them. */
+_Static_assert(sizeof(ref_scalar) == sizeof(uint64_t), "ref_scalar is one 8-byte word");
 
 static ref_scalar load_scalar(clmax_type type, const void *x, uint64_t i)
 {
