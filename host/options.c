@@ -104,17 +104,9 @@ const char *clmax_device_selector(const clmax_context_options *o)
     return o->device != NULL ? o->device : env(o, "CLMAX_DEVICE");
 }
 
-clmax_status clmax_cache_settings_of(const clmax_context_options *o, clmax_cache_settings *c)
+clmax_status clmax_cache_limit(const clmax_context_options *o, uint64_t *max_bytes)
 {
-    c->binaries_always = 0;
-    const char *b = env(o, "CLMAX_CACHE_BINARIES");
-    if (b != NULL && strcasecmp(b, "auto") != 0) {
-        if (strcasecmp(b, "always") != 0)
-            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
-                              "CLMAX_CACHE_BINARIES=%s: expected auto or always", b);
-        c->binaries_always = 1;
-    }
-    c->max_bytes = o->cache_max_bytes ? o->cache_max_bytes : CLMAX_STORE_DEFAULT_MAX_BYTES;
+    *max_bytes = o->cache_max_bytes ? o->cache_max_bytes : CLMAX_STORE_DEFAULT_MAX_BYTES;
     const char *v = o->cache_max_bytes ? NULL : env(o, "CLMAX_CACHE_MAX_BYTES");
     if (v == NULL) return CLMAX_OK;
     char *end;
@@ -145,12 +137,11 @@ clmax_status clmax_cache_settings_of(const clmax_context_options *o, clmax_cache
                           "CLMAX_CACHE_MAX_BYTES=%s: expected a positive byte count, optionally "
                           "with K, M or G",
                           v);
-    c->max_bytes = (uint64_t)n << shift;
+    *max_bytes = (uint64_t)n << shift;
     return CLMAX_OK;
 }
 
-void clmax_open_store(clmax_context *ctx, const clmax_context_options *o,
-                      const clmax_cache_settings *c)
+void clmax_open_store(clmax_context *ctx, const clmax_context_options *o, uint64_t max_bytes)
 {
     char dir[sizeof ctx->store.dir + 16];
     const char *d = o->cache_dir != NULL ? o->cache_dir : env(o, "CLMAX_CACHE_DIR");
@@ -163,8 +154,7 @@ void clmax_open_store(clmax_context *ctx, const clmax_context_options *o,
     } else if (home != NULL && home[0] == '/') {
         snprintf(dir, sizeof dir, "%s/.cache/clmax", home);
     }
-    clmax_store_open(&ctx->store, dir, c->max_bytes);
-    ctx->store.binaries_always = c->binaries_always;
+    clmax_store_open(&ctx->store, dir, max_bytes);
     size_t len = strlen(ctx->warnings);
     snprintf(ctx->warnings + len, sizeof ctx->warnings - len, "%s", ctx->store.warning);
 }
