@@ -55,8 +55,8 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     clmax_auto_path auto_path;
     clmax_status st =
         clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as, &avx512_off, &auto_path);
-    uint64_t cache_limit;
-    if (st == CLMAX_OK) st = clmax_cache_limit(&o, &cache_limit);
+    clmax_cache_settings cache;
+    if (st == CLMAX_OK) st = clmax_cache_settings_of(&o, &cache);
     if (st != CLMAX_OK) return st;
     const char *device = clmax_device_selector(&o);
 
@@ -72,7 +72,7 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     ctx->cpu_avx512_off = avx512_off;
 
     if (backend != CLMAX_BACKEND_CPU) {
-        clmax_open_store(ctx, &o, cache_limit); /* before the device's probes, which it keeps */
+        clmax_open_store(ctx, &o, &cache); /* before the device's probes, which it keeps */
         st = clmax_opencl_init(ctx, device);
         if (st == CLMAX_OK) {
             ctx->backend = CLMAX_BACKEND_OPENCL;

@@ -104,9 +104,17 @@ const char *clmax_device_selector(const clmax_context_options *o)
     return o->device != NULL ? o->device : env(o, "CLMAX_DEVICE");
 }
 
-clmax_status clmax_cache_limit(const clmax_context_options *o, uint64_t *max_bytes)
+clmax_status clmax_cache_settings_of(const clmax_context_options *o, clmax_cache_settings *c)
 {
-    *max_bytes = o->cache_max_bytes ? o->cache_max_bytes : CLMAX_STORE_DEFAULT_MAX_BYTES;
+    c->binaries_always = 0;
+    const char *b = env(o, "CLMAX_CACHE_BINARIES");
+    if (b != NULL && strcasecmp(b, "auto") != 0) {
+        if (strcasecmp(b, "always") != 0)
+            return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
+                              "CLMAX_CACHE_BINARIES=%s: expected auto or always", b);
+        c->binaries_always = 1;
+    }
+    c->max_bytes = o->cache_max_bytes ? o->cache_max_bytes : CLMAX_STORE_DEFAULT_MAX_BYTES;
     const char *v = o->cache_max_bytes ? NULL : env(o, "CLMAX_CACHE_MAX_BYTES");
     if (v == NULL) return CLMAX_OK;
     char *end;
@@ -137,11 +145,12 @@ clmax_status clmax_cache_limit(const clmax_context_options *o, uint64_t *max_byt
                           "CLMAX_CACHE_MAX_BYTES=%s: expected a positive byte count, optionally "
                           "with K, M or G",
                           v);
-    *max_bytes = (uint64_t)n << shift;
+    c->max_bytes = (uint64_t)n << shift;
     return CLMAX_OK;
 }
 
-void clmax_open_store(clmax_context *ctx, const clmax_context_options *o, uint64_t max_bytes)
+void clmax_open_store(clmax_context *ctx, const clmax_context_options *o,
+                      const clmax_cache_settings *c)
 {
     char dir[sizeof ctx->store.dir + 16];
     const char *d = o->cache_dir != NULL ? o->cache_dir : env(o, "CLMAX_CACHE_DIR");
@@ -154,7 +163,8 @@ void clmax_open_store(clmax_context *ctx, const clmax_context_options *o, uint64
     } else if (home != NULL && home[0] == '/') {
         snprintf(dir, sizeof dir, "%s/.cache/clmax", home);
     }
-    clmax_store_open(&ctx->store, dir, max_bytes);
+    clmax_store_open(&ctx->store, dir, c->max_bytes);
+    ctx->store.binaries_always = c->binaries_always;
     size_t len = strlen(ctx->warnings);
     snprintf(ctx->warnings + len, sizeof ctx->warnings - len, "%s", ctx->store.warning);
 }

@@ -15,14 +15,21 @@ clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *back
                              uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
                              int *avx512_off, clmax_auto_path *auto_path);
 
-/* The program cache's size limit: o->cache_max_bytes, else CLMAX_CACHE_MAX_BYTES, else
- * CLMAX_STORE_DEFAULT_MAX_BYTES. Fails on a malformed CLMAX_CACHE_MAX_BYTES. */
-clmax_status clmax_cache_limit(const clmax_context_options *o, uint64_t *max_bytes);
+/* The program cache's settings. */
+typedef struct clmax_cache_settings {
+    uint64_t max_bytes;  /* o->cache_max_bytes, else CLMAX_CACHE_MAX_BYTES, else
+                            CLMAX_STORE_DEFAULT_MAX_BYTES */
+    int binaries_always; /* CLMAX_CACHE_BINARIES=always (no option): see store.h */
+} clmax_cache_settings;
+
+/* Reads them. Fails on a malformed CLMAX_CACHE_MAX_BYTES or CLMAX_CACHE_BINARIES. */
+clmax_status clmax_cache_settings_of(const clmax_context_options *o, clmax_cache_settings *c);
 
 /* Opens ctx->store in the cache folder (o->cache_dir, else CLMAX_CACHE_DIR, else
- * $XDG_CACHE_HOME/clmax, else ~/.cache/clmax; "off": none) with the limit max_bytes, and adds the
+ * $XDG_CACHE_HOME/clmax, else ~/.cache/clmax; "off": none) with the settings c, and adds the
  * store's warning, if any, to ctx->warnings. */
-void clmax_open_store(clmax_context *ctx, const clmax_context_options *o, uint64_t max_bytes);
+void clmax_open_store(clmax_context *ctx, const clmax_context_options *o,
+                      const clmax_cache_settings *c);
 
 /* The device selector: o->device, else CLMAX_DEVICE (unless o->ignore_environment), else NULL. */
 const char *clmax_device_selector(const clmax_context_options *o);

@@ -28,9 +28,11 @@
 #define CLMAX_STORE_STALE_SECONDS (24 * 3600)
 
 typedef struct clmax_store {
-    char dir[1024];     /* the folder; "" when the store is not used */
-    uint64_t max_bytes; /* the entries' total size is kept under this */
-    char warning[640];  /* why a store that was asked for is not used; "" otherwise */
+    char dir[1024];      /* the folder; "" when the store is not used */
+    uint64_t max_bytes;  /* the entries' total size is kept under this */
+    char warning[640];   /* why a store that was asked for is not used; "" otherwise */
+    int binaries_always; /* keep program binaries even where the driver keeps its own builds
+                            (CLMAX_CACHE_BINARIES=always; host/opencl/cl_cache.c) */
 } clmax_store;
 
 /* What names an entry: scope (what it is for, e.g. the platform and device names), generation

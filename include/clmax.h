@@ -168,6 +168,11 @@ typedef enum clmax_strategy {
  *                                   ~/.cache/clmax); off disables the cache
  *   CLMAX_CACHE_MAX_BYTES=<n>[K|M|G]  used when cache_max_bytes is 0: the cache folder's size
  *                                   limit (default 256M); least recently used entries go first
+ *   CLMAX_CACHE_BINARIES=auto|always  which built programs the cache folder keeps: those of
+ *                                   drivers that do not keep their own builds (auto, the
+ *                                   default: found once per driver by timing a second build,
+ *                                   and kept in the folder; PoCL keeps its own), or all (always;
+ *                                   no option)
  *
  * The program cache trusts only a folder of the user's own that group and others cannot write
  * (else it is not used, and clmax_context_warnings() says why), and in it only regular files of
@@ -265,7 +270,8 @@ typedef struct clmax_prebuild_options {
 /* What clmax_context_prebuild() did: programs = compiled + from_cache + in_context. */
 typedef struct clmax_prebuild_report {
     size_t programs;   /* the programs now ready in the context */
-    size_t compiled;   /* of them, compiled by this call (and kept in the program cache) */
+    size_t compiled;   /* of them, built from source by this call (and kept in the program cache,
+                          unless the driver keeps its own builds: CLMAX_CACHE_BINARIES) */
     size_t from_cache; /* read back from the program cache (an earlier process built them) */
     size_t in_context; /* already in the context (an earlier call built or read them) */
 } clmax_prebuild_report;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void append_info(char *out, size_t size, const char *label, const char *value)
 {
@@ -84,16 +86,94 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
     free(bin);
 }
 
-unsigned char *clmax_cl_load_fact(clmax_context *ctx, const char *key, size_t *size)
+/* Whether the driver keeps its own builds, so that a later process's build of the same source
+ * and options is a lookup: then the store keeps no binaries. PoCL's kernel cache is such, and
+ * there a binary cost more than the build it saves: clGetProgramInfo(CL_PROGRAM_BINARIES)
+ * generates every kernel's work-group code of the program, 2-4 s a family against 0.4-1.4 s for
+ * the build, and a first call paid it (8.4 s, where the build and launch alone took 3.7 s).
+ * Learned from the driver, not assumed from its name, once per driver (a fact of the store): the
+ * program just built is built again, and a second build four or more times as fast as the first
+ * says the driver kept it (PoCL: 0.4-1.4 s, then 0.05-0.08). Where it is not, the first build may
+ * itself have been the driver's (an earlier process's, the store being new), so the question is
+ * asked again of a build that cannot have been: the program under a define no build has used,
+ * built twice. Small sources separate less well (PoCL's lookup alone takes 0.04-0.06 s; rusticl
+ * builds a tiny kernel again 7 times as fast, a family 1.5-2 times). CLMAX_CACHE_BINARIES=always
+ * keeps binaries whatever the driver does. 1 kept, 0 not, -1 not known yet. */
+#define BUILDS_KEPT_FACT "feature=builds_kept" /* kept beside the feature probes' answers */
+
+double clmax_cl_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int clmax_cl_builds_kept(clmax_cl *cl)
+{
+    if (cl->store->binaries_always) return 0;
+    if (cl->builds_kept != -1) return cl->builds_kept;
+    size_t size = 0;
+    unsigned char *fact = clmax_cl_fact_load(cl, BUILDS_KEPT_FACT, &size);
+    if (fact != NULL && size == 1 && fact[0] <= 1) cl->builds_kept = fact[0];
+    free(fact);
+    return cl->builds_kept;
+}
+
+/* Seconds to build family f under options, or a negative number if it failed. */
+static double timed_build(clmax_cl *cl, int f, const char *options)
+{
+    const char *texts[CLMAX_CL_FAMILY_FILES];
+    size_t lens[CLMAX_CL_FAMILY_FILES];
+    cl_uint nfiles;
+    if (clmax_cl_family_sources(f, texts, lens, &nfiles) != CLMAX_OK) return -1;
+    double t0 = clmax_cl_seconds();
+    cl_int err;
+    cl_program prog = CL(CreateProgramWithSource)(cl->context, nfiles, texts, lens, &err);
+    if (prog == NULL) return -1;
+    err = clmax_cl_build(prog, cl->device, options);
+    double t = clmax_cl_seconds() - t0;
+    CL(ReleaseProgram)(prog);
+    return err == CL_SUCCESS ? t : -1;
+}
+
+int clmax_cl_learn_builds_kept(clmax_cl *cl, int f, const char *options, double seconds)
+{
+    double again = timed_build(cl, f, options);
+    if (again >= 0 && 4 * again > seconds) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        char fresh[sizeof((clmax_cl_program *)0)->options + 64];
+        snprintf(fresh, sizeof fresh, "%s -DCLMAX_BUILD_PROBE=%lld%09ld%ld", options,
+                 (long long)now.tv_sec, now.tv_nsec, (long)getpid());
+        seconds = timed_build(cl, f, fresh);
+        again = seconds < 0 ? -1 : timed_build(cl, f, fresh);
+    }
+    if (again < 0) return 0; /* not known: binaries kept, as without the probe */
+    unsigned char kept = 4 * again <= seconds;
+    cl->builds_kept = kept;
+    clmax_cl_fact_save(cl, BUILDS_KEPT_FACT, &kept, 1);
+    return kept;
+}
+
+unsigned char *clmax_cl_fact_load(clmax_cl *cl, const char *key, size_t *size)
 {
     clmax_cl_cache_entry e;
-    if (!clmax_cl_cache_name(ctx->cl, 0, NULL, key, &e)) return NULL;
-    return clmax_cl_cache_load(ctx->cl, &e, size);
+    if (!clmax_cl_cache_name(cl, 0, NULL, key, &e)) return NULL;
+    return clmax_cl_cache_load(cl, &e, size);
+}
+
+void clmax_cl_fact_save(clmax_cl *cl, const char *key, const void *bytes, size_t size)
+{
+    clmax_cl_cache_entry e;
+    if (clmax_cl_cache_name(cl, 0, NULL, key, &e)) clmax_cl_cache_save_bytes(cl, &e, bytes, size);
+}
+
+unsigned char *clmax_cl_load_fact(clmax_context *ctx, const char *key, size_t *size)
+{
+    return clmax_cl_fact_load(ctx->cl, key, size);
 }
 
 void clmax_cl_save_fact(clmax_context *ctx, const char *key, const void *bytes, size_t size)
 {
-    clmax_cl_cache_entry e;
-    if (clmax_cl_cache_name(ctx->cl, 0, NULL, key, &e))
-        clmax_cl_cache_save_bytes(ctx->cl, &e, bytes, size);
+    clmax_cl_fact_save(ctx->cl, key, bytes, size);
 }

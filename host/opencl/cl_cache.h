@@ -24,9 +24,19 @@ void clmax_cl_cache_save_bytes(clmax_cl *cl, const clmax_cl_cache_entry *e, cons
                                size_t size);
 /* Keeps prog's binary as e's entry. */
 void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program prog);
+/* Whether cl's driver keeps its own builds (then the store keeps no binaries): 1, 0, or -1 not
+ * known yet (see cl_cache.c); 0 with CLMAX_CACHE_BINARIES=always. */
+int clmax_cl_builds_kept(clmax_cl *cl);
+/* Finds it out (and keeps it in the store) once family f under options was built, in seconds. */
+int clmax_cl_learn_builds_kept(clmax_cl *cl, int f, const char *options, double seconds);
+/* Seconds on a monotonic clock. */
+double clmax_cl_seconds(void);
 /* The backend's load_fact and save_fact (backend.h): a measured fact of the device, such as the
  * cost profile of host/calibrate.c, named by key in the device's scope and generation. */
 unsigned char *clmax_cl_load_fact(clmax_context *ctx, const char *key, size_t *size);
 void clmax_cl_save_fact(clmax_context *ctx, const char *key, const void *bytes, size_t size);
+/* The same, for the backend's own facts (builds_kept above). */
+unsigned char *clmax_cl_fact_load(clmax_cl *cl, const char *key, size_t *size);
+void clmax_cl_fact_save(clmax_cl *cl, const char *key, const void *bytes, size_t size);
 
 #endif

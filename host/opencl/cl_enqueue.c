@@ -50,8 +50,8 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     clmax_plan_as plan_as;
     int avx512_off;
     clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as, &avx512_off, NULL);
-    uint64_t cache_limit;
-    if (st == CLMAX_OK) st = clmax_cache_limit(&o, &cache_limit);
+    clmax_cache_settings cache;
+    if (st == CLMAX_OK) st = clmax_cache_settings_of(&o, &cache);
     if (st != CLMAX_OK) return st;
 
     clmax_context *ctx = clmax_context_new();
@@ -62,7 +62,7 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;
     ctx->cpu_avx512_off = avx512_off;
-    clmax_open_store(ctx, &o, cache_limit); /* before the device's probes, which it keeps */
+    clmax_open_store(ctx, &o, &cache); /* before the device's probes, which it keeps */
     st = clmax_opencl_init_from(ctx, context, device, queue);
     if (st != CLMAX_OK) {
         clmax_context_free(ctx);

@@ -89,6 +89,7 @@ struct clmax_cl {
     int loops_wrong; /* the loop probe's answer was wrong, or its limit too low: not used */
     int features_known;
     size_t ncompiled; /* family programs compiled from source here (the rest read from the store) */
+    int builds_kept;  /* the driver keeps its own builds (cl_cache.c): 1, 0, -1 not known yet */
     pthread_mutex_t probe_lock; /* the probes run once, on the first use of the device */
     atomic_int probed;          /* 1 once they have (read without the lock after that) */
 };

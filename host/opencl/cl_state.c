@@ -47,6 +47,7 @@ static clmax_status state_new(clmax_context *ctx)
         return clmax_fail(CLMAX_ERROR_INTERNAL, "pthread_mutex_init failed");
     }
     atomic_init(&cl->probed, 0);
+    cl->builds_kept = -1;
     ctx->cl = cl;
     return CLMAX_OK;
 }

@@ -35,6 +35,7 @@ const char *cache_fresh(void)
     const char *d = cache_tmpdir();
     setenv("CLMAX_CACHE_DIR", d, 1);
     unsetenv("CLMAX_CACHE_MAX_BYTES");
+    setenv("CLMAX_CACHE_BINARIES", "always", 1); /* programs kept whatever the driver keeps */
     return d;
 }
 
@@ -169,6 +170,30 @@ void cache_seed(const char *dir, clmax_type type)
         nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
         cr_assert_eq(mkdir(dir, 0700), 0, "mkdir %s: %s", dir, strerror(errno));
     }
+}
+
+void cache_feature_entry(const char *dir, const char *last, char *path, size_t size)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "opendir %s: %s", dir, strerror(errno));
+    int found = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!is_entry_name(e->d_name)) continue;
+        char p[1100];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        size_t n, k;
+        unsigned char *data = file_read(p, &n);
+        const char *key = entry_check(data, n, &k);
+        size_t m = strlen(last); /* the key text ends in "\n" last "\n" */
+        if (k > m + 1 && key[k - m - 2] == '\n' && memcmp(key + k - m - 1, last, m) == 0 &&
+            key[k - 1] == '\n') {
+            found++;
+            snprintf(path, size, "%s", p);
+        }
+        free(data);
+    }
+    closedir(d);
+    cr_assert_eq(found, 1, "%d entries for %s in %s, expected one", found, last, dir);
 }
 
 void cache_one_entry(const char *dir, char *path, size_t size)

@@ -15,7 +15,8 @@
 
 /* A fresh folder under /tmp (mkdtemp, 0700), removed by cache_cleanup. */
 const char *cache_tmpdir(void);
-/* A fresh folder made the cache through CLMAX_CACHE_DIR (CLMAX_CACHE_MAX_BYTES unset). */
+/* A fresh folder made the cache through CLMAX_CACHE_DIR (CLMAX_CACHE_MAX_BYTES unset), which keeps
+ * every program built (CLMAX_CACHE_BINARIES=always). */
 const char *cache_fresh(void);
 /* Removes every folder cache_tmpdir made: the suites' .fini, and at exit. */
 void cache_cleanup(void);
@@ -39,6 +40,9 @@ void cache_seed(const char *dir, clmax_type type);
 /* The names of the program entries (*.bin; not the feature probes' answers) in dir, sorted, into
  * names[max][80]; returns how many. */
 int cache_entries(const char *dir, char (*names)[80], int max);
+/* The path of the entry in dir whose key text's last line is last (a feature probe's answer,
+ * e.g. "feature=builds_kept"); fails unless there is exactly one. */
+void cache_feature_entry(const char *dir, const char *last, char *path, size_t size);
 /* dir's only entry's path into path (fails the test unless there is exactly one). */
 void cache_one_entry(const char *dir, char *path, size_t size);
 /* The path of the entry in dir that is not named skip (fails unless there is exactly one). */

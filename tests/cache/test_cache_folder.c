@@ -324,6 +324,77 @@ Test(cache_folder, prune_least_recently_used_option)
 
 /* ---- Settings ------------------------------------------------------------------------------ */
 
+/* ---- Binaries: kept where the driver keeps no builds of its own ----------------------------- */
+
+/* Whether dir's fact says that the driver keeps its builds (its body one byte, 0 or 1); its path
+ * into fact and its entry into *data, *size. */
+static int builds_kept_in(const char *dir, char *fact, size_t fact_size, unsigned char **data,
+                          size_t *size)
+{
+    cache_feature_entry(dir, "feature=builds_kept", fact, fact_size);
+    size_t k;
+    *data = file_read(fact, size);
+    entry_check(*data, *size, &k);
+    cr_assert_eq(*size, ENTRY_HEAD + k + 1 + 8, "the fact's body is not one byte");
+    unsigned char kept = (*data)[ENTRY_HEAD + k];
+    cr_assert(kept <= 1, "the fact's byte is %u", kept);
+    return kept;
+}
+
+/* The store learns once whether the driver keeps its own builds and keeps binaries only where it
+ * does not (host/opencl/cl_cache.c); each answer, forged in turn, is followed by the next
+ * context. */
+Test(cache_folder, binaries_where_the_driver_keeps_none)
+{
+    const char *dir = cache_fresh();
+    unsetenv("CLMAX_CACHE_BINARIES");
+    cache_run(CLMAX_TYPE_FLOAT32);
+    char fact[1100], names[8][80];
+    unsigned char *data;
+    size_t size, k;
+    int kept = builds_kept_in(dir, fact, sizeof fact, &data, &size);
+    int n = cache_entries(dir, names, 8);
+    cr_log_info("the driver keeps its builds: %d; %d programs kept", kept, n);
+    cr_expect(kept ? n == 0 : n >= 1, "fact %d, %d programs kept", kept, n);
+    for (int forged = 0; forged <= 1; forged++) {
+        for (int i = 0; i < cache_entries(dir, names, 8); i++) {
+            char p[1100];
+            snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+            cr_assert_eq(unlink(p), 0, "unlink %s: %s", p, strerror(errno));
+        }
+        const char *key = entry_check(data, size, &k);
+        unsigned char byte = (unsigned char)forged;
+        size_t forged_size;
+        unsigned char *e = entry_forge(key, k, &byte, 1, &forged_size);
+        file_replace(fact, e, forged_size);
+        free(e);
+        cache_run(CLMAX_TYPE_FLOAT32);
+        n = cache_entries(dir, names, 8);
+        cr_expect(forged ? n == 0 : n >= 1, "fact forged to %d: %d programs kept", forged, n);
+        unsigned char *now;
+        size_t now_size;
+        cr_expect_eq(builds_kept_in(dir, fact, sizeof fact, &now, &now_size), forged,
+                     "the forged fact was learned again");
+        free(now);
+    }
+    free(data);
+}
+
+/* CLMAX_CACHE_BINARIES takes auto or always, and nothing else. */
+Test(cache_folder, binaries_setting_refused)
+{
+    cache_fresh();
+    setenv("CLMAX_CACHE_BINARIES", "sometimes", 1);
+    clmax_context *ctx = NULL;
+    clmax_context_options o;
+    clmax_context_options_init(&o);
+    o.backend = CLMAX_BACKEND_CPU;
+    cr_assert_eq(clmax_context_create(&o, &ctx), CLMAX_ERROR_INVALID_ARGUMENT);
+    cr_expect_null(ctx);
+    cr_expect(strstr(clmax_last_error(), "CLMAX_CACHE_BINARIES=sometimes") != NULL, "%s",
+              clmax_last_error());
+}
+
 /* Nothing of clmax's under HOME or XDG_CACHE_HOME (other libraries, PoCL's own kernel cache
  * among them, may write there). */
 Test(cache_folder, off_writes_nothing)
@@ -382,6 +453,7 @@ Test(cache_folder, default_folder)
     snprintf(dir, sizeof dir, "%s/clmax", xdg);
     unsetenv("CLMAX_CACHE_DIR");
     setenv("XDG_CACHE_HOME", xdg, 1);
+    setenv("CLMAX_CACHE_BINARIES", "always", 1);
     cache_run(CLMAX_TYPE_FLOAT32);
     cr_assert_eq(file_lstat(dir).st_mode & 0777, 0700);
     cache_one_entry(dir, path, sizeof path);

@@ -34,23 +34,46 @@ def _(ctx):
     ctx.opencl()
     folder = ctx.path("prebuilt")
     os.mkdir(folder, 0o700)
-    env = {"CLMAX_CACHE_DIR": folder}
+    # Every program kept, whatever the driver keeps of its own (the default keeps none where it
+    # keeps them: cache.prebuild_auto).
+    env = {"CLMAX_CACHE_DIR": folder, "CLMAX_CACHE_BINARIES": "always"}
     # ArgMax and ArgMin with either index type (which share them), 2 tie rules, for both types,
     # and Hardmax for float32 only (it takes floats): 2 + 1 + 2 sets of build options, 6 kernel
     # families each.
     args = ["prebuild", "--types=float32,uint8", "--ops=argmin,hardmax,argmax"]
     ctx.run(*args, env=env, quiet=True,
-            out=r": 30 programs ready in [0-9.]+ s: 30 compiled now, 0 read back")
+            out=r": 30 programs ready in [0-9.]+ s: 30 built now, 0 read back")
     assert os.listdir(folder), "nothing kept in the cache folder"
     ctx.run(*args, env=env, quiet=True,
-            out=r": 30 programs ready in [0-9.]+ s: 0 compiled now, 30 read back")
+            out=r": 30 programs ready in [0-9.]+ s: 0 built now, 30 read back")
     ctx.run("prebuild", "--types", "float32", "--ops", "hardmax", "-v", env=env, quiet=True,
-            out=r": 6 programs ready .*: 0 compiled now, 6 read back[^\n]*\ntypes: float32\n$")
+            out=r": 6 programs ready .*: 0 built now, 6 read back[^\n]*\ntypes: float32\n$")
     # The programs are those the operators use: the call reads them back, compiles nothing.
     x = sample("<f4", (6, 9), seed=26)
     ctx.save("in.npy", x)
     ctx.run("argmax", "in.npy", "out.npy", "--axis=1", "--backend=opencl", env=env, quiet=True)
     ctx.check("out.npy", ref_argmax(x, 1))
+
+
+@case("cache.prebuild_auto")
+def _(ctx):
+    ctx.opencl()
+    folder = ctx.path("prebuilt")
+    os.mkdir(folder, 0o700)
+    env = {"CLMAX_CACHE_DIR": folder, "CLMAX_CACHE_BINARIES": "auto"}
+    args = ["prebuild", "--types=int16", "--ops=argmax"]
+    ctx.run(*args, env=env, quiet=True,
+            out=r": 12 programs ready in [0-9.]+ s: 12 built now, 0 read back")
+    # A second run reads back all (the driver keeps no builds: the folder has them) or builds
+    # all (it does: the folder has none, the builds are the driver's lookups), never a mix.
+    p = ctx.run(*args, env=env, quiet=True,
+                out=r": 12 programs ready in [0-9.]+ s: (0 built now, 12|12 built now, 0) read")
+    x = sample("<i2", (6, 9), seed=27)
+    ctx.save("in.npy", x)
+    ctx.run("argmax", "in.npy", "out.npy", "--axis=1", "--backend=opencl", env=env, quiet=True)
+    ctx.check("out.npy", ref_argmax(x, 1))
+    ctx.run(*args, env={**env, "CLMAX_CACHE_BINARIES": "sometimes"}, rc=1,
+            err=r"CLMAX_CACHE_BINARIES=sometimes: expected auto or always")
 
 
 @case("cache.prebuild_refusals")

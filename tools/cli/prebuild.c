@@ -170,7 +170,7 @@ int cli_prebuild(int argc, char **argv)
                 clmax_last_error());
         code = CLI_EXIT_REFUSED;
     } else {
-        printf("%s: %zu programs ready in %.1f s: %zu compiled now, %zu read back from the "
+        printf("%s: %zu programs ready in %.1f s: %zu built now, %zu read back from the "
                "program cache\n",
                clmax_context_device_name(ctx), report.programs, seconds, report.compiled,
                report.from_cache);
