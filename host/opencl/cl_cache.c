@@ -90,7 +90,7 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
  * and options is a lookup: then the store keeps no binaries. PoCL's kernel cache is such, and
  * there a binary cost more than the build it saves: clGetProgramInfo(CL_PROGRAM_BINARIES)
  * generates every kernel's work-group code of the program, 2-4 s a family against 0.4-1.4 s for
- * the build, and a first call paid it (8.4 s, where the build and launch alone took 3.7 s).
+ * the build, and a first call paid it (8.2-8.9 s, where 3.3-4.0 s without it).
  * Learned from the driver, not assumed from its name, once per driver (a fact of the store): the
  * program just built is built again, and a second build four or more times as fast as the first
  * says the driver kept it (PoCL: 0.4-1.4 s, then 0.05-0.08). Where it is not, the first build may
