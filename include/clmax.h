@@ -168,10 +168,11 @@ typedef enum clmax_strategy {
  *                                   ~/.cache/clmax); off disables the cache
  *   CLMAX_CACHE_MAX_BYTES=<n>[K|M|G]  used when cache_max_bytes is 0: the cache folder's size
  *                                   limit (default 256M); least recently used entries go first
- *   CLMAX_CACHE_BINARIES=auto|always  which built programs the cache folder keeps: those of
- *                                   drivers that do not keep their own builds (auto, the
- *                                   default: found once per driver by timing a second build,
- *                                   and kept in the folder; PoCL keeps its own), or all (always;
+ *   CLMAX_CACHE_BINARIES=auto|always  which built programs the cache folder keeps: at
+ *                                   once those of drivers that keep no builds of their own,
+ *                                   else each once its builds have cost 2 s in all (auto, the
+ *                                   default: whether a driver keeps builds is found once by
+ *                                   timing a second build; PoCL does), or all at once (always;
  *                                   no option)
  *
  * The program cache trusts only a folder of the user's own that group and others cannot write

@@ -155,6 +155,30 @@ int clmax_cl_learn_builds_kept(clmax_cl *cl, int f, const char *options, double 
     return kept;
 }
 
+/* Where the driver keeps its builds, each process that needs a program pays the driver's lookup
+ * (PoCL: 0.05-0.08 s a program, where a kept binary loads in 0.02-0.03), and the binary once costs
+ * 2-4 s. So the binary is bought as skis are after renting: the store keeps, beside the program,
+ * what its builds have cost so far in every process (the first build included), and once that
+ * reaches RENT_LIMIT seconds (PoCL: a first build of 0.4-1.4 s, then 10-25 lookups) the binary is
+ * kept too. A caller that needs a program a few times never pays for its binary. */
+#define RENT_LIMIT 2.0
+
+int clmax_cl_cache_worth_keeping(clmax_cl *cl, const clmax_cl_cache_entry *e, double seconds)
+{
+    clmax_cl_cache_entry rent = *e;
+    if (snprintf(rent.key, sizeof rent.key, "rent;%s", e->key) >= (int)sizeof rent.key) return 1;
+    double paid = 0;
+    size_t size = 0;
+    unsigned char *bytes = clmax_cl_cache_load(cl, &rent, &size);
+    if (bytes != NULL && size == sizeof paid) memcpy(&paid, bytes, sizeof paid);
+    free(bytes);
+    if (!(paid >= 0 && paid < RENT_LIMIT)) paid = 0; /* NaN or out of range: start again */
+    paid += seconds;
+    if (paid >= RENT_LIMIT) return 1;
+    clmax_cl_cache_save_bytes(cl, &rent, &paid, sizeof paid);
+    return 0;
+}
+
 unsigned char *clmax_cl_fact_load(clmax_cl *cl, const char *key, size_t *size)
 {
     clmax_cl_cache_entry e;

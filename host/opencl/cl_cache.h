@@ -29,6 +29,10 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
 int clmax_cl_builds_kept(clmax_cl *cl);
 /* Finds it out (and keeps it in the store) once family f under options was built, in seconds. */
 int clmax_cl_learn_builds_kept(clmax_cl *cl, int f, const char *options, double seconds);
+/* Whether e's binary is worth keeping where the driver keeps its builds, now that it was built
+ * (again) in seconds: once its builds, in this process and earlier ones, cost more than a binary
+ * does (see cl_cache.c). Keeps the sum in cl's store. */
+int clmax_cl_cache_worth_keeping(clmax_cl *cl, const clmax_cl_cache_entry *e, double seconds);
 /* Seconds on a monotonic clock. */
 double clmax_cl_seconds(void);
 /* The backend's load_fact and save_fact (backend.h): a measured fact of the device, such as the

@@ -259,7 +259,8 @@ static clmax_status build_family(clmax_cl *cl, clmax_cl_program *p, int f)
     clmax_cl_cache_entry ce;
     int cached = clmax_cl_cache_name(cl, nfiles, hashes, p->options, &ce);
     int kept = cached ? clmax_cl_builds_kept(cl) : 0;
-    cl_program prog = cached && kept != 1 ? program_from_cache(cl, &ce, p->options) : NULL;
+    /* a binary may be kept even where the driver keeps its builds (clmax_cl_cache_worth_keeping) */
+    cl_program prog = cached ? program_from_cache(cl, &ce, p->options) : NULL;
     if (prog == NULL) {
         double t0 = clmax_cl_seconds();
         prog = CL(CreateProgramWithSource)(cl->context, nfiles, texts, lens, &err);
@@ -270,9 +271,10 @@ static clmax_status build_family(clmax_cl *cl, clmax_cl_program *p, int f)
             CL(ReleaseProgram)(prog);
             return st;
         }
-        if (cached && kept == -1)
-            kept = clmax_cl_learn_builds_kept(cl, f, p->options, clmax_cl_seconds() - t0);
-        if (cached && kept == 0) clmax_cl_cache_save(cl, &ce, prog);
+        double seconds = clmax_cl_seconds() - t0;
+        if (cached && kept == -1) kept = clmax_cl_learn_builds_kept(cl, f, p->options, seconds);
+        if (cached && (kept == 0 || clmax_cl_cache_worth_keeping(cl, &ce, seconds)))
+            clmax_cl_cache_save(cl, &ce, prog);
         cl->ncompiled++;
     }
     cl_kernel made[CLMAX_CL_NKERNELS] = {NULL};

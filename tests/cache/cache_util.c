@@ -120,7 +120,8 @@ static int is_entry_name(const char *s)
 
 /* Whether dir/name holds a feature probe's answer (host/opencl/cl_features.c), kept in the same
  * store as the programs: its key text's last line starts with "feature=". */
-static int is_feature_entry(const char *dir, const char *name)
+/* Whether the key of the entry name in dir holds needle. */
+static int key_holds(const char *dir, const char *name, const char *needle)
 {
     char path[1100], head[ENTRY_HEAD + 4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -133,7 +134,13 @@ static int is_feature_entry(const char *dir, const char *name)
     uint64_t k = get_u64((const unsigned char *)head + 16);
     if (k > n - ENTRY_HEAD) return 0;
     head[ENTRY_HEAD + k] = '\0';
-    return strstr(head + ENTRY_HEAD, "\nfeature=") != NULL;
+    return strstr(head + ENTRY_HEAD, needle) != NULL;
+}
+
+/* A feature probe's answer, or what a program's builds have cost: not a program. */
+static int is_fact_entry(const char *dir, const char *name)
+{
+    return key_holds(dir, name, "\nfeature=") || key_holds(dir, name, "\nrent;");
 }
 
 static int by_name(const void *a, const void *b)
@@ -147,12 +154,26 @@ int cache_entries(const char *dir, char (*names)[80], int max)
     cr_assert_not_null(d, "opendir %s: %s", dir, strerror(errno));
     int n = 0;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!is_entry_name(e->d_name) || is_feature_entry(dir, e->d_name)) continue;
+        if (!is_entry_name(e->d_name) || is_fact_entry(dir, e->d_name)) continue;
         cr_assert_lt(n, max, "more than %d entries in %s", max, dir);
         snprintf(names[n++], 80, "%.79s", e->d_name);
     }
     closedir(d);
     qsort(names, (size_t)n, 80, by_name);
+    return n;
+}
+
+int cache_rent_entries(const char *dir, char (*names)[80], int max)
+{
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "opendir %s: %s", dir, strerror(errno));
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!is_entry_name(e->d_name) || !key_holds(dir, e->d_name, "\nrent;")) continue;
+        cr_assert_lt(n, max, "more than %d rent entries in %s", max, dir);
+        snprintf(names[n++], 80, "%.79s", e->d_name);
+    }
+    closedir(d);
     return n;
 }
 
@@ -227,7 +248,7 @@ int dir_holds_only(const char *dir, const char *const *names)
         int listed = 0;
         for (const char *const *n = names; n && *n; n++)
             listed |= strcmp(*n, e->d_name) == 0;
-        listed |= is_entry_name(e->d_name) && is_feature_entry(dir, e->d_name);
+        listed |= is_entry_name(e->d_name) && is_fact_entry(dir, e->d_name);
         if (!listed) cr_log_error("%s holds %s", dir, e->d_name);
         only &= listed;
     }

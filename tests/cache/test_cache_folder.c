@@ -341,9 +341,9 @@ static int builds_kept_in(const char *dir, char *fact, size_t fact_size, unsigne
     return kept;
 }
 
-/* The store learns once whether the driver keeps its own builds and keeps binaries only where it
- * does not (host/opencl/cl_cache.c); each answer, forged in turn, is followed by the next
- * context. */
+/* The store learns once whether the driver keeps its own builds and keeps binaries at once only
+ * where it does not (host/opencl/cl_cache.c); each answer, forged in turn, is followed by the next
+ * context. Where it does, a binary is kept once the program's builds have cost enough. */
 Test(cache_folder, binaries_where_the_driver_keeps_none)
 {
     const char *dir = cache_fresh();
@@ -378,6 +378,30 @@ Test(cache_folder, binaries_where_the_driver_keeps_none)
         free(now);
     }
     free(data);
+    /* Where the driver keeps its builds, a program's binary is kept once its builds have cost two
+     * seconds in all: the sum forged to just below, the next build keeps it. */
+    char rents[8][80];
+    int r = cache_rent_entries(dir, rents, 8);
+    cr_assert_geq(r, 1, "no program's builds were counted");
+    for (int i = 0; i < r; i++) {
+        char p[1100];
+        snprintf(p, sizeof p, "%s/%s", dir, rents[i]);
+        unsigned char *old = file_read(p, &size);
+        const char *key = entry_check(old, size, &k);
+        cr_assert_eq(size, ENTRY_HEAD + k + sizeof(double) + 8, "a rent entry's body is a double");
+        double paid;
+        memcpy(&paid, old + ENTRY_HEAD + k, sizeof paid);
+        cr_expect(paid > 0 && paid < 2, "%s: %g seconds paid", rents[i], paid);
+        paid = 2 - 1e-6;
+        size_t forged_size;
+        unsigned char *e = entry_forge(key, k, &paid, sizeof paid, &forged_size);
+        file_replace(p, e, forged_size);
+        free(e);
+        free(old);
+    }
+    cache_run(CLMAX_TYPE_FLOAT32);
+    n = cache_entries(dir, names, 8);
+    cr_expect_eq(n, r, "%d programs kept once %d had cost enough", n, r);
 }
 
 /* CLMAX_CACHE_BINARIES takes auto or always, and nothing else. */

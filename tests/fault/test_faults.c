@@ -4,6 +4,7 @@
  * point: the call returns a documented status (or, in auto mode, the CPU path answers exactly),
  * every OpenCL object the library created is released, and the context stays usable.
  */
+#include "cache_util.h"
 #include "cl_api.h"
 #include "common.h"
 #include "clmax_cl.h"
@@ -484,7 +485,11 @@ static void walk(clmax_backend backend, uint64_t chunk, int *points)
 {
     fill_inputs();
     instrument();
-    setenv("CLMAX_CACHE_DIR", "off", 1); /* every build goes through the compiler calls */
+    /* A cache folder of its own, empty at first (the environment is ignored below): the first
+     * contexts build every program from source, later ones load what the folder keeps (at once
+     * where the driver keeps no builds, after a few builds where it does: cl_cache.c), so both
+     * paths through the compiler calls are walked, whatever earlier tests left. */
+    const char *dir = cache_tmpdir();
     for (fail_at = 1;; fail_at++) {
         calls = 0;
         injected = 0;
@@ -495,6 +500,7 @@ static void walk(clmax_backend backend, uint64_t chunk, int *points)
         o.backend = backend;
         o.max_chunk_bytes = chunk;
         o.ignore_environment = 1;
+        o.cache_dir = dir;
         clmax_context *ctx = NULL;
         clmax_status st = clmax_context_create(&o, &ctx);
         if (st != CLMAX_OK) {
@@ -529,6 +535,7 @@ static void walk(clmax_backend backend, uint64_t chunk, int *points)
         (*points)++;
     }
     clmax_cl_api = real;
+    cache_cleanup();
     cr_log_info("%s, chunk %llu: %d failure points injected", test_backend_str(backend),
                 (unsigned long long)chunk, *points);
 }
