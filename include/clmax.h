@@ -272,7 +272,8 @@ typedef struct clmax_prebuild_options {
 typedef struct clmax_prebuild_report {
     size_t programs;   /* the programs now ready in the context */
     size_t compiled;   /* of them, built from source by this call (and kept in the program cache,
-                          unless the driver keeps its own builds: CLMAX_CACHE_BINARIES) */
+                          unless the driver keeps its own builds and they have cost little so
+                          far: CLMAX_CACHE_BINARIES) */
     size_t from_cache; /* read back from the program cache (an earlier process built them) */
     size_t in_context; /* already in the context (an earlier call built or read them) */
 } clmax_prebuild_report;

@@ -87,7 +87,8 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
 }
 
 /* Whether the driver keeps its own builds, so that a later process's build of the same source
- * and options is a lookup: then the store keeps no binaries. PoCL's kernel cache is such, and
+ * and options is a lookup: then the store keeps a binary only once the program's builds have
+ * cost more than it (clmax_cl_cache_worth_keeping below). PoCL's kernel cache is such, and
  * there a binary cost more than the build it saves: clGetProgramInfo(CL_PROGRAM_BINARIES)
  * generates every kernel's work-group code of the program, 2-4 s a family against 0.4-1.4 s for
  * the build, and a first call paid it (8.2-8.9 s, where 3.3-4.0 s without it).
