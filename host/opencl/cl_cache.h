@@ -24,9 +24,8 @@ void clmax_cl_cache_save_bytes(clmax_cl *cl, const clmax_cl_cache_entry *e, cons
                                size_t size);
 /* Keeps prog's binary as e's entry. */
 void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program prog);
-/* Whether cl's driver keeps its own builds (then the store keeps a binary only once it is worth
- * keeping, below): 1, 0, or -1 not known yet (see cl_cache.c); 0 with CLMAX_CACHE_BINARIES=always.
- */
+/* Whether cl's driver keeps its own builds (then a binary is kept only once worth keeping, below):
+ * 1, 0, or -1 not known yet (see cl_cache.c); 0 with CLMAX_CACHE_BINARIES=always. */
 int clmax_cl_builds_kept(clmax_cl *cl);
 /* Finds it out (and keeps it in the store) once family f under options was built, in seconds. */
 int clmax_cl_learn_builds_kept(clmax_cl *cl, int f, const char *options, double seconds);
