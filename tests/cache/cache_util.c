@@ -118,9 +118,7 @@ static int is_entry_name(const char *s)
     return strcmp(s, "bin") == 0;
 }
 
-/* Whether dir/name holds a feature probe's answer (host/opencl/cl_features.c), kept in the same
- * store as the programs: its key text's last line starts with "feature=". */
-/* Whether the key of the entry name in dir holds needle. */
+/* Whether the key text of the entry name in dir holds needle. */
 static int key_holds(const char *dir, const char *name, const char *needle)
 {
     char path[1100], head[ENTRY_HEAD + 4096];
@@ -137,7 +135,8 @@ static int key_holds(const char *dir, const char *name, const char *needle)
     return strstr(head + ENTRY_HEAD, needle) != NULL;
 }
 
-/* A feature probe's answer, or what a program's builds have cost: not a program. */
+/* Not a program: a feature probe's answer (host/opencl/cl_features.c; its key text's last line
+ * starts with "feature="), or what a program's builds have cost ("rent;", cl_cache.c). */
 static int is_fact_entry(const char *dir, const char *name)
 {
     return key_holds(dir, name, "\nfeature=") || key_holds(dir, name, "\nrent;");

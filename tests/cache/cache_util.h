@@ -38,14 +38,13 @@ void cache_run(clmax_type type);
 void cache_seed(const char *dir, clmax_type type);
 
 /* The names of the program entries (*.bin; not the feature probes' answers, nor the builds'
- * costs) in dir, sorted, into
- * names[max][80]; returns how many. */
+ * costs) in dir, sorted, into names[max][80]; returns how many. */
 int cache_entries(const char *dir, char (*names)[80], int max);
-/* The path of the entry in dir whose key text's last line is last (a feature probe's answer,
- * e.g. "feature=builds_kept"); fails unless there is exactly one. */
 /* The names of the entries in dir that count what a program's builds have cost (host/opencl/
  * cl_cache.c), into names (at most max); their number. */
 int cache_rent_entries(const char *dir, char (*names)[80], int max);
+/* The path of the entry in dir whose key text's last line is last (a feature probe's answer,
+ * e.g. "feature=builds_kept"); fails unless there is exactly one. */
 void cache_feature_entry(const char *dir, const char *last, char *path, size_t size);
 /* dir's only entry's path into path (fails the test unless there is exactly one). */
 void cache_one_entry(const char *dir, char *path, size_t size);
