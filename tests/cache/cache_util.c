@@ -147,33 +147,33 @@ static int by_name(const void *a, const void *b)
     return strcmp(a, b);
 }
 
-int cache_entries(const char *dir, char (*names)[80], int max)
+/* The names of dir's entries that are programs (rents 0) or builds' costs (rents 1), into names;
+ * returns how many. */
+static int list_entries(const char *dir, char (*names)[80], int max, int rents)
 {
     DIR *d = opendir(dir);
     cr_assert_not_null(d, "opendir %s: %s", dir, strerror(errno));
     int n = 0;
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!is_entry_name(e->d_name) || is_fact_entry(dir, e->d_name)) continue;
+        if (!is_entry_name(e->d_name)) continue;
+        if (rents ? !key_holds(dir, e->d_name, "\nrent;") : is_fact_entry(dir, e->d_name)) continue;
         cr_assert_lt(n, max, "more than %d entries in %s", max, dir);
         snprintf(names[n++], 80, "%.79s", e->d_name);
     }
     closedir(d);
+    return n;
+}
+
+int cache_entries(const char *dir, char (*names)[80], int max)
+{
+    int n = list_entries(dir, names, max, 0);
     qsort(names, (size_t)n, 80, by_name);
     return n;
 }
 
 int cache_rent_entries(const char *dir, char (*names)[80], int max)
 {
-    DIR *d = opendir(dir);
-    cr_assert_not_null(d, "opendir %s: %s", dir, strerror(errno));
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!is_entry_name(e->d_name) || !key_holds(dir, e->d_name, "\nrent;")) continue;
-        cr_assert_lt(n, max, "more than %d rent entries in %s", max, dir);
-        snprintf(names[n++], 80, "%.79s", e->d_name);
-    }
-    closedir(d);
-    return n;
+    return list_entries(dir, names, max, 1);
 }
 
 void cache_seed(const char *dir, clmax_type type)
