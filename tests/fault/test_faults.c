@@ -14,18 +14,19 @@
 
 /* ---- The instrumented table ---------------------------------------------------------------- */
 
+/* Atomic: an auto context measures its device on a helper thread (calibrate.c), whose OpenCL
+ * calls run beside the caller's; a lost update of `live` once read as a leak. */
 static clmax_cl_api_table real;
-static long calls;         /* OpenCL calls that could fail, so far */
-static long fail_at;       /* the call number to fail (1-based); 0: none */
-static int injected;       /* whether the failure was injected in this run */
-static const char *failed; /* the name of the call made to fail */
-static long live;          /* objects created or retained minus released */
+static _Atomic long calls;         /* OpenCL calls that could fail, so far */
+static long fail_at;               /* the call number to fail (1-based); 0: none */
+static _Atomic int injected;       /* whether the failure was injected in this run */
+static const char *_Atomic failed; /* the name of the call made to fail */
+static _Atomic long live;          /* objects created or retained minus released */
 
 /* Decides whether this call fails; counts every call that may fail. */
 static int inject(const char *name)
 {
-    calls++;
-    if (fail_at != 0 && calls == fail_at) {
+    if (++calls == fail_at && fail_at != 0) {
         injected = 1;
         failed = name;
         return 1;
