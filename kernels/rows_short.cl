@@ -92,6 +92,74 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
 #define STORE8(T)                                                                                  \
     vstore8(CAT(convert_, CAT(T, 8))(PACK_IDX(v & PACK_LOW)) + (T)j0, 0,                           \
             (__global T *)out + out_off + r0 + h)
+#if PACK
+#define ROWS16(ROW)                                                                                \
+    {                                                                                              \
+        PACKV_T lo_, hi_;                                                                          \
+        ROWS8(ROW, 0, lo_)                                                                         \
+        ROWS8(ROW, 8, hi_)                                                                         \
+        v = PACK_LEVEL(lo_, hi_);                                                                  \
+    }
+#endif
+#if PACK && SR == 16 && (VW == 16 || (VW == 8 && PACK_SHIFT == 32))
+/* Rows shorter than a vector, a full work-item (rows_short decides): each row is one vector
+ * loaded at its start, the lanes past the row cleared (a packed 0 never beats an element:
+ * PACK_IDX), and the rows reduced together as rows_short's full work-items of rows of a vector
+ * are. Against rows_short's key buffer on PoCL (rows of 2 to 15, in turns): one- and two-byte
+ * rows x1.1-5.9, but float16 Hardmax of rows of 2 x0.78 (uint8 ArgMax x1.9); float32 rows of 5
+ * to 7 x1.4-1.6, of 2 x0.53 (a vector of ulong pairs for a few elements): hence MASKED_MIN. */
+#if PACK_SHIFT == 16
+#define MASKED_MIN (ES == 1 ? 2 : 3)
+#define ROW_KEEP CAT(convert_, PACKV_T)(LANE_IDS < (IDXV)len) /* -1 in the row's lanes */
+#else
+#define MASKED_MIN (VW / 2 + 1)
+#define ROW_KEEP CAT(convert_, PACKV_T)(CAT(convert_long, VW)(LANE_IDS < (IDXV)len))
+#endif
+#define ROW_PART(r_) (PACKV(VKEY(VLOAD(0, p + (r_)*len)), LANE_IDS) & keep)
+void rows_masked(REDUCE_ARGS, __global const RAW_T *p, ulong r0, uint len, KEY_T km)
+{
+    const ulong part_nq = count;
+    const PACKV_T keep = ROW_KEEP;
+#if VW == 16
+    PACKV_T v;
+    ROWS16(ROW_PART)
+#if OUT_MODE != 2
+    if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
+        if (flags & OUT32)
+            STORE16(int);
+        else
+            STORE16(long);
+        return;
+    }
+#endif
+    PACK_T m[SR];
+    vstore16(v, 0, m);
+    for (uint r = 0; r < SR; r++)
+        FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + r, 0);
+#else
+    for (uint h = 0; h < SR; h += 8, p += 8 * len) {
+        PACKV_T v;
+        ROWS8(ROW_PART, 0, v)
+#if OUT_MODE != 2
+        if (nseg == 1 && ONLY_FINAL(flags)) {
+            if (flags & OUT32)
+                STORE8(int);
+            else
+                STORE8(long);
+            continue;
+        }
+#endif
+        PACK_T m[8];
+        vstore8(v, 0, m);
+        for (uint r = 0; r < 8; r++)
+            FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + h + r, 0);
+    }
+#endif
+}
+#define MASKED_ROWS 1
+#else
+#define MASKED_ROWS 0
+#endif
 void rows_short(REDUCE_ARGS)
 {
     const ulong part_nq = count;
@@ -101,6 +169,15 @@ void rows_short(REDUCE_ARGS)
     uint rows = (uint)min((ulong)SR, count - r0);
     uint len = (uint)n;
     __global const RAW_T *p = x + x_off + r0 * n;
+#if MASKED_ROWS
+    /* (the last row's vector reads VW - len elements past it: only where the box holds them) */
+    if (len >= MASKED_MIN && len < VW && rows == SR &&
+        (count - r0) * n >= (ulong)(SR - 1) * len + VW) {
+        rows_masked(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
+                    p, r0, len, km);
+        return;
+    }
+#endif
     if (len >= VW) {
         uint lastv = len - VW;
 #if PACK
@@ -109,13 +186,6 @@ void rows_short(REDUCE_ARGS)
             /* Keys of at most 16 bits, a full work-item: the 16 rows' vectors are reduced
              * together, two ROWS8 and a last level, after which one vector holds the 16 rows'
              * winners in row order. (32-bit keys: below.) */
-#define ROWS16(ROW)                                                                                \
-    {                                                                                              \
-        PACKV_T lo_, hi_;                                                                          \
-        ROWS8(ROW, 0, lo_)                                                                         \
-        ROWS8(ROW, 8, hi_)                                                                         \
-        v = PACK_LEVEL(lo_, hi_);                                                                  \
-    }
 /* Row r_ as packed pairs: rows of exactly one vector (vector r_ of the work-item's: lastv is 0,
  * a constant, so row_packed's loop goes), or any. */
 #define ROW_ONE(r_) row_packed(p + (r_)*VW, 0, km)

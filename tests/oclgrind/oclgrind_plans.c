@@ -73,6 +73,10 @@ static const shape g_shapes[] = {
     {2, {5, 40}, 1, 1, 8, EVERY},
     {2, {3, 700}, 1, 1, 8, EVERY},
     {2, {17, 80}, 1, 1, 8, CPU_AUTO}, /* CPU devices: 16 rows past a vector a work-item */
+    /* rows shorter than a vector, a vector a row: the last full item's reads end in the box
+     * (40 rows), or would not (32 rows: that item takes the key buffer) */
+    {2, {40, 5}, 1, 1, 4, CPU_AUTO},
+    {2, {32, 7}, 1, 1, 4, CPU_AUTO},
     {3, {2, 50, 33}, 1, 1, 8, EVERY},
     {2, {60, 7}, 0, 1, 8, EVERY},
     {1, {1}, 0, 1, 8, EVERY},
