@@ -92,6 +92,27 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
 #define STORE8(T)                                                                                  \
     vstore8(CAT(convert_, CAT(T, 8))(PACK_IDX(v & PACK_LOW)) + (T)j0, 0,                           \
             (__global T *)out + out_off + r0 + h)
+/* The winners of nr_ (16 or 8) rows from row r0 + h_, in packed vector v, to the output: at once
+ * (STORE) where the answers go straight out, else a FINISH each. */
+#if OUT_MODE != 2
+#define WINNERS_OUT(nr_, STORE, h_)                                                                \
+    if (nseg == 1 && ONLY_FINAL(flags)) {                                                          \
+        if (flags & OUT32)                                                                         \
+            STORE(int);                                                                            \
+        else                                                                                       \
+            STORE(long);                                                                           \
+    } else                                                                                         \
+        WINNERS_FINISH(nr_, h_)
+#else
+#define WINNERS_OUT(nr_, STORE, h_) WINNERS_FINISH(nr_, h_)
+#endif
+#define WINNERS_FINISH(nr_, h_)                                                                    \
+    {                                                                                              \
+        PACK_T m_[nr_];                                                                            \
+        CAT(vstore, nr_)(v, 0, m_);                                                                \
+        for (uint r_ = 0; r_ < (nr_); r_++)                                                        \
+            FINISH(PACK_KEY(m_[r_]), j0 + PACK_INDEX(m_[r_]), r0 + (h_) + r_, 0);                  \
+    }
 #if PACK
 #define ROWS16(ROW)                                                                                \
     {                                                                                              \
@@ -123,36 +144,12 @@ void rows_masked(REDUCE_ARGS, __global const RAW_T *p, ulong r0, uint len, KEY_T
 #if VW == 16
     PACKV_T v;
     ROWS16(ROW_PART)
-#if OUT_MODE != 2
-    if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
-        if (flags & OUT32)
-            STORE16(int);
-        else
-            STORE16(long);
-        return;
-    }
-#endif
-    PACK_T m[SR];
-    vstore16(v, 0, m);
-    for (uint r = 0; r < SR; r++)
-        FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + r, 0);
+    WINNERS_OUT(16, STORE16, 0)
 #else
     for (uint h = 0; h < SR; h += 8, p += 8 * len) {
         PACKV_T v;
         ROWS8(ROW_PART, 0, v)
-#if OUT_MODE != 2
-        if (nseg == 1 && ONLY_FINAL(flags)) {
-            if (flags & OUT32)
-                STORE8(int);
-            else
-                STORE8(long);
-            continue;
-        }
-#endif
-        PACK_T m[8];
-        vstore8(v, 0, m);
-        for (uint r = 0; r < 8; r++)
-            FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + h + r, 0);
+        WINNERS_OUT(8, STORE8, h)
     }
 #endif
 }
@@ -198,19 +195,7 @@ void rows_short(REDUCE_ARGS)
             } else {
                 ROWS16(ROW_ANY)
             }
-#if OUT_MODE != 2
-            if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
-                if (flags & OUT32)
-                    STORE16(int);
-                else
-                    STORE16(long);
-                return;
-            }
-#endif
-            PACK_T m[SR];
-            vstore16(v, 0, m);
-            for (uint r = 0; r < SR; r++)
-                FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + r, 0);
+            WINNERS_OUT(16, STORE16, 0)
             return;
         }
 #elif SR == 16 && VW == 8 && PACK_SHIFT == 32
@@ -229,19 +214,7 @@ void rows_short(REDUCE_ARGS)
 #define PROW(r_) row_packed(ph + (r_)*len, lastv, km)
                     ROWS8(PROW, 0, v)
                 }
-#if OUT_MODE != 2
-                if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out */
-                    if (flags & OUT32)
-                        STORE8(int);
-                    else
-                        STORE8(long);
-                    continue;
-                }
-#endif
-                PACK_T m[8];
-                vstore8(v, 0, m);
-                for (uint r = 0; r < 8; r++)
-                    FINISH(PACK_KEY(m[r]), j0 + PACK_INDEX(m[r]), r0 + h + r, 0);
+                WINNERS_OUT(8, STORE8, h)
             }
             return;
         }
