@@ -128,7 +128,8 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
  * PACK_IDX), and the rows reduced together as rows_short's full work-items of rows of a vector
  * are. Against rows_short's key buffer on PoCL (rows of 2 to 15, in turns): one- and two-byte
  * rows x1.1-5.9, but float16 Hardmax of rows of 2 x0.78 (uint8 ArgMax x1.9); float32 rows of 5
- * to 7 x1.4-1.6, of 2 x0.53 (a vector of ulong pairs for a few elements): hence MASKED_MIN. */
+ * to 7 x1.4-1.6, of 2 to 4 x0.45-0.88 (a vector of ulong pairs for a few elements): hence
+ * MASKED_MIN. */
 #if PACK_SHIFT == 16
 #define MASKED_MIN (ES == 1 ? 2 : 3)
 #define ROW_KEEP CAT(convert_, PACKV_T)(LANE_IDS < (IDXV)len) /* -1 in the row's lanes */
