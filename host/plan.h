@@ -56,6 +56,10 @@ typedef enum clmax_kernel_kind {
  * this many bytes a lane (kernels/rows_short.cl ONEHOT_AXIS), written by the kernel; the others
  * go as their indices, then the fill and the ones. */
 #define CLMAX_ONEHOT_AXIS 32
+/* Hardmax's one-hot of ROWS_SHORT's rows of at most this many bytes is written by the kernel
+ * (kernels/rows_short.cl ONEHOT_ROW); longer ones go as their indices, then the fill and the
+ * ones. */
+#define CLMAX_ONEHOT_ROW 64
 
 /* Elements in a vector of the CPU devices' kernels (kernels/vec.cl VW): 16 of one- and two-byte
  * types, 8 of four-byte ones, 4 of eight-byte ones. */

@@ -71,6 +71,28 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
         out = PACK_LEVEL(PACK_LEVEL(a0_, a1_), PACK_LEVEL(a2_, a3_));                              \
     }
 #endif
+/* Hardmax of rows of at most ONEHOT_ROW bytes on CPU devices (FUSED_ZERO): an item's rows'
+ * outputs are one run, which reduce_rows_short zeroes as words before the rows are read and
+ * rows_short writes the ones into (fz), in the pass that reads them; else their ArgMax pass wrote
+ * 8 bytes of index a row, up to 4 times what it read, before the host's one-hot fill. Against
+ * that on PoCL (float16, float32, float64, in turns): rows of 2 to 8 elements x1.2-2.1 (float64
+ * of 2: x1.5), of 64 bytes within x1.0-1.15; longer ones no faster (float64 rows of 128 bytes:
+ * x0.82). The run built in a private buffer and stored whole, as reduce_slices_short's is, was
+ * slower for rows of a vector (float16 rows of 16: x0.85). */
+#define ONEHOT_ROW 64 /* host/plan.h CLMAX_ONEHOT_ROW */
+/* Row r of the item's (absolute r0 + r) won at index i of the box's, key k: its one (fz), or
+ * FINISH. */
+#if OUT_MODE == 2
+#define RFINISH(k, i, r)                                                                           \
+    do {                                                                                           \
+        if (fz)                                                                                    \
+            out[out_off + (r0 + (r)) * len + (i)] = (OUT_T)ONE_BITS;                               \
+        else                                                                                       \
+            FINISH(k, j0 + (i), r0 + (r), 0);                                                      \
+    } while (0)
+#else
+#define RFINISH(k, i, r) FINISH(k, j0 + (i), r0 + (r), 0)
+#endif
 /* The 16 rows' winners in packed vector v, as indices of type T (long, or int with OUT32) at
  * out + out_off + r0. One-byte rows of 16 write half as many bytes as they read: non-temporal
  * stores (where the 16 answers are aligned as a vector) save the lines' reads. Types that write
@@ -112,7 +134,7 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
         PACK_T m_[nr_];                                                                            \
         CAT(vstore, nr_)(v, 0, m_);                                                                \
         for (uint r_ = 0; r_ < (nr_); r_++)                                                        \
-            FINISH(PACK_KEY(m_[r_]), j0 + PACK_INDEX(m_[r_]), r0 + (h_) + r_, 0);                  \
+            RFINISH(PACK_KEY(m_[r_]), PACK_INDEX(m_[r_]), (h_) + r_);                              \
     }
 #if PACK
 #define ROWS16(ROW)                                                                                \
@@ -128,18 +150,18 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
  * loaded at its start, the lanes past the row cleared (a packed 0 never beats an element:
  * PACK_IDX), and the rows reduced together as rows_short's full work-items of rows of a vector
  * are. Against rows_short's key buffer on PoCL (rows of 2 to 15, in turns): one- and two-byte
- * rows x1.1-5.9, but float16 Hardmax of rows of 2 x0.78 (uint8 ArgMax x1.9); float32 rows of 5
- * to 7 x1.4-1.6, of 2 to 4 x0.45-0.88 (a vector of ulong pairs for a few elements): hence
- * MASKED_MIN. */
+ * rows x1.1-5.9, but float16 Hardmax of rows of 2 x0.78 (uint8 ArgMax x1.9), and of 3 and 4
+ * x0.73-0.85 once the kernel writes their one-hot (ONEHOT_ROW); float32 rows of 5 to 7 x1.4-1.6,
+ * of 2 to 4 x0.45-0.88 (a vector of ulong pairs for a few elements): hence MASKED_MIN. */
 #if PACK_SHIFT == 16
-#define MASKED_MIN (ES == 1 ? 2 : 3)
+#define MASKED_MIN (ES == 1 ? 2 : OUT_MODE == 2 ? 5 : 3)
 #define ROW_KEEP CAT(convert_, PACKV_T)(LANE_IDS < (IDXV)len) /* -1 in the row's lanes */
 #else
 #define MASKED_MIN (VW / 2 + 1)
 #define ROW_KEEP CAT(convert_, PACKV_T)(CAT(convert_long, VW)(LANE_IDS < (IDXV)len))
 #endif
 #define ROW_PART(r_) (PACKV(VKEY(VLOAD(0, p + (r_)*len)), LANE_IDS) & keep)
-void rows_masked(REDUCE_ARGS, __global const RAW_T *p, ulong r0, uint len, KEY_T km)
+void rows_masked(REDUCE_ARGS, __global const RAW_T *p, ulong r0, uint len, KEY_T km, int fz)
 {
     const ulong part_nq = count;
     const PACKV_T keep = ROW_KEEP;
@@ -159,7 +181,7 @@ void rows_masked(REDUCE_ARGS, __global const RAW_T *p, ulong r0, uint len, KEY_T
 #else
 #define MASKED_ROWS 0
 #endif
-void rows_short(REDUCE_ARGS)
+void rows_short(REDUCE_ARGS, int fz)
 {
     const ulong part_nq = count;
     const KEY_T km = KEY_MASK(flags);
@@ -173,7 +195,7 @@ void rows_short(REDUCE_ARGS)
     if (len >= MASKED_MIN && len < VW && rows == SR &&
         (count - r0) * n >= (ulong)(SR - 1) * len + VW) {
         rows_masked(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
-                    p, r0, len, km);
+                    p, r0, len, km, fz);
         return;
     }
 #endif
@@ -225,7 +247,7 @@ void rows_short(REDUCE_ARGS)
             PACKV_T c = row_packed(p, lastv, km);
             PACK_T m;
             HALF_REDUCE(PACK_T, max, c, m);
-            FINISH(PACK_KEY(m), j0 + PACK_INDEX(m), r0 + r, 0);
+            RFINISH(PACK_KEY(m), PACK_INDEX(m), r);
         }
 #else
         for (uint r = 0; r < rows; r++, p += len) {
@@ -255,7 +277,7 @@ void rows_short(REDUCE_ARGS)
             uint bi;
             HALF_REDUCE(uint, min, c, bi);
 #endif
-            FINISH(m, j0 + bi, r0 + r, 0);
+            RFINISH(m, bi, r);
         }
 #endif
         return;
@@ -273,13 +295,32 @@ void rows_short(REDUCE_ARGS)
             m = up ? k[j] : m;
             bi = up ? j : bi;
         }
-        FINISH(m, j0 + bi, r0 + r, 0);
+        RFINISH(m, bi, r);
     }
 }
 
 __kernel void reduce_rows_short(REDUCE_ARGS)
 {
-    rows_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off);
+#if FUSED_ZERO
+    /* Hardmax of rows of at most ONEHOT_ROW bytes: the kernel writes the zeros (the host's
+     * clmax_cl_fused_zeros agrees), as the run above where the item's rows are whole answers. */
+    const ulong r0 = get_global_id(0) * SR;
+    if (r0 >= count) return;
+    if (n * ES <= ONEHOT_ROW) {
+        const uint rows = (uint)min((ulong)SR, count - r0);
+        if (nseg == 1 && ONLY_FINAL(flags) && j0 == 0) {
+            zrun z = zero_edges(out, out_off + r0 * n, rows * n);
+            for (uint w = 0; w < z.words; w++)
+                z.w[w] = (uint4)(0, 0, 0, 0);
+            rows_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out,
+                       out_off, 1);
+            return;
+        }
+        zero_out(out, out_off + r0 * n, rows * n);
+        NT_FENCE(); /* the zeros before the ones */
+    }
+#endif
+    rows_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off, 0);
 #if HAVE_NT && ES == 1 && OUT_MODE != 2
     /* The non-temporal stores of the group's items (rows_short), fenced once per group: a fence
      * waits for the stores to reach memory, and one per item of 16 rows made the kernel 8 times

@@ -386,6 +386,10 @@ BACKEND_TEST(hardmax, boxes_and_unaligned_outputs, .timeout = 600)
         {CLMAX_TYPE_FLOAT64, 3, {5, 2000, 3}, 1, 2000 * 3 * 8},   /* one slice a box, split */
         {CLMAX_TYPE_BFLOAT16, 2, {4, 5000}, 1, 4096},             /* a slice above the limit */
         {CLMAX_TYPE_FLOAT32, 3, {3, 70, 40}, 0, 0},               /* the device's own limit */
+        {CLMAX_TYPE_FLOAT16, 2, {1001, 7}, 1, 100 * 7 * 2},       /* short rows, 100 a box */
+        {CLMAX_TYPE_FLOAT32, 2, {333, 8}, 1, 0},                  /* rows of one vector */
+        {CLMAX_TYPE_FLOAT32, 2, {300, 16}, 1, 0},                 /* 64 bytes: the one-hot's most */
+        {CLMAX_TYPE_FLOAT64, 2, {77, 3}, 1, 0},                   /* the key buffer's rows */
     };
     test_rng rng;
     rng_seed(&rng, 17);

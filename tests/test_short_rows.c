@@ -19,8 +19,8 @@ static void check_both(clmax_context *ctx, const char *what, const clmax_tensor_
                        const void *x)
 {
     check_tie_rules(ctx, what, d, x, -1);
-    /* Hardmax: the same winners as ones (its own kernel runs through the enqueue API, in
-     * tests/pipeline: the host-pointer call takes the indices' pass for short rows on PoCL). */
+    /* Hardmax: the same winners as ones (on PoCL, rows of at most 32 bytes write their one-hot in
+     * the kernel; longer ones take the indices' pass, whose own kernel tests/pipeline runs). */
     check_hardmax(ctx, what, d, x, &(clmax_hardmax_attrs){13, -1});
 }
 

@@ -41,7 +41,8 @@ static clmax_status hardmax_box(clmax_context *ctx, const clmax_problem *b, cons
  * the host-pointer path is the ArgMax pass, then the one-hot fill on the host threads. Boxes of
  * whole outer slices within the device's largest allocation (and max_chunk_bytes). *done is 0 and
  * nothing runs where this does not apply: another device, a kernel that does not write the zeros
- * (short rows, forced strategies), or an outer slice above the limit. */
+ * (short rows of more than CLMAX_ONEHOT_ROW bytes, forced strategies), or an outer slice too
+ * large. */
 clmax_status clmax_cl_hardmax_in_place(clmax_context *ctx, const clmax_problem *p, const void *x,
                                        void *y, int *done)
 {

@@ -152,8 +152,9 @@ clmax_status clmax_cl_sync_host(clmax_cl *cl, cl_mem m, size_t bytes, cl_uint nw
 
 /* Whether the reduce kernel of plan pl, on an axis of n elements and inner lanes, writes the zeros
  * of a Hardmax output itself (FUSED_ZERO in kernels/vec.cl, which must agree: CPU devices, the
- * kernels that read every element once, and SLICES_SHORT's few lanes on short axes), so that no
- * fill goes before it. Only for a box that is the whole tensor (j0 0, FINAL). */
+ * kernels that read every element once, ROWS_SHORT's rows of a few words and SLICES_SHORT's few
+ * lanes on short axes), so that no fill goes before it. Only for a box that is the whole tensor
+ * (j0 0, FINAL). */
 int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl, uint64_t n, uint64_t inner);
 
 /* Releases ev, the event of a command before last in one chain, once last has completed or failed:

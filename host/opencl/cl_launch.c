@@ -119,6 +119,7 @@ int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl, uint64_t n, u
     return cl->info.is_cpu &&
            (pl->kernel == CLMAX_KERNEL_ROWS_VEC || pl->kernel == CLMAX_KERNEL_STRIDED_BLK ||
             pl->kernel == CLMAX_KERNEL_STRIDED_WIDE ||
+            (pl->kernel == CLMAX_KERNEL_ROWS_SHORT && n * pl->elem_size <= CLMAX_ONEHOT_ROW) ||
             (pl->kernel == CLMAX_KERNEL_SLICES_SHORT && n * pl->elem_size <= CLMAX_ONEHOT_AXIS &&
              inner < clmax_vector_width(pl->elem_size)));
 }
