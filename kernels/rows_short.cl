@@ -1,5 +1,6 @@
-/* Short contiguous rows on CPU devices (reduce_rows_short), and short slices of a strided axis of
- * fewer lanes than a vector (reduce_slices_short). After common.cl and vec.cl. */
+/* Short contiguous rows on CPU devices (reduce_rows_short; rows of two: reduce_rows_pairs), and
+ * short slices of a strided axis of fewer lanes than a vector (reduce_slices_short). After
+ * common.cl and vec.cl. */
 /* Horizontal max of a key vector and min / max of an index vector, by halves (v is evaluated
  * once). */
 #define HALF_REDUCE(T, op, v, out)                                                                 \
@@ -181,6 +182,59 @@ void rows_masked(REDUCE_ARGS, __global const RAW_T *p, ulong r0, uint len, KEY_T
 #else
 #define MASKED_ROWS 0
 #endif
+/* Rows of two elements, a full work-item whose answers go straight out (reduce_rows_pairs): VW / 2
+ * rows a vector, each odd lane's key against its even neighbour's (REPLACES keeps the tie rule), so
+ * no index is packed or reduced, and the answers leave a vector at a time: the indices, or for
+ * Hardmax the whole one-hot, zeros included (whoever wrote them before), a row's pair as one word
+ * where the output is aligned for it (float16 x2.4 against the two halves interleaved). */
+#if VW == 16
+#define HVW 8
+#define PAIR_MIX (0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15)
+#elif VW == 8
+#define HVW 4
+#define PAIR_MIX (0, 4, 1, 5, 2, 6, 3, 7)
+#else
+#define HVW 2
+#define PAIR_MIX (0, 2, 1, 3)
+#endif
+#define VSTORE_H CAT(vstore, HVW)
+/* A row's pair of outputs as one word (little-endian devices: the first element the low half) */
+#if defined(__ENDIAN_LITTLE__) && ES == 2
+#define PAIR_WORD uint
+#elif defined(__ENDIAN_LITTLE__) && ES == 4
+#define PAIR_WORD ulong
+#endif
+#define PAIRS_T CAT(PAIR_WORD, HVW)
+void rows_pairs(REDUCE_ARGS, __global const RAW_T *p, ulong r0, KEY_T km)
+{
+    for (uint v = 0; v < 2 * SR / VW; v++) {
+        const KEYV k = VKEY(VLOAD(v, p));
+        /* 1 where a row's second element wins (by select: Oclgrind made the compare's -1
+         * negated, or and-ed with 1, into 255) */
+        const CAT(KEY_T, HVW) second =
+            select((CAT(KEY_T, HVW))0, (CAT(KEY_T, HVW))1, REPLACES(k.odd, k.even));
+#if OUT_MODE == 2
+#ifdef PAIR_WORD
+        if (((ulong)(out + out_off) & (2 * ES - 1)) == 0) {
+            const PAIRS_T w = select((PAIRS_T)ONE_BITS, (PAIRS_T)ONE_BITS << (8 * ES),
+                                     CAT(convert_, PAIRS_T)(second) != 0);
+            VSTORE_H(w, v, (__global PAIR_WORD *)(out + out_off + r0 * 2));
+            continue;
+        }
+#endif
+        const CAT(RAW_T, HVW) o = CAT(convert_, CAT(RAW_T, HVW))(second) * (RAW_T)ONE_BITS;
+        const CAT(RAW_T, HVW) e = (CAT(RAW_T, HVW))((RAW_T)ONE_BITS) - o;
+        VSTORE(shuffle2(e, o, (RAWV)PAIR_MIX), v, out + out_off + r0 * 2);
+#else
+        if (flags & OUT32)
+            VSTORE_H(CAT(convert_int, HVW)(second) + (int)j0, v,
+                     (__global int *)out + out_off + r0);
+        else
+            VSTORE_H(CAT(convert_long, HVW)(second) + (long)j0, v,
+                     (__global long *)out + out_off + r0);
+#endif
+    }
+}
 void rows_short(REDUCE_ARGS, int fz)
 {
     const ulong part_nq = count;
@@ -330,6 +384,31 @@ __kernel void reduce_rows_short(REDUCE_ARGS)
     barrier(CLK_GLOBAL_MEM_FENCE);
     if (get_local_id(0) == 0) NT_FENCE();
 #endif
+}
+
+/* Rows of two whose answers go straight out (the host launches it in place of reduce_rows_short
+ * for those: one segment, FINAL only): SR rows a work-item, rows_pairs where they are all there,
+ * else a row at a time. Hardmax writes the whole one-hot, zeros too. A kernel of its own, which
+ * leaves reduce_rows_short as it was: PoCL's code for it is touchy (a line moved up in it once
+ * cost float32 Hardmax rows of 3 x0.87). */
+__kernel void reduce_rows_pairs(REDUCE_ARGS)
+{
+    const KEY_T km = KEY_MASK(flags);
+    const ulong r0 = get_global_id(0) * SR;
+    if (r0 + SR <= count) {
+        rows_pairs(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off,
+                   x + x_off + r0 * 2, r0, km);
+        return;
+    }
+    for (ulong r = r0; r < count; r++) {
+        const int second = REPLACES(KEY(x[x_off + 2 * r + 1]), KEY(x[x_off + 2 * r]));
+#if OUT_MODE == 2
+        out[out_off + 2 * r] = second ? 0 : (OUT_T)ONE_BITS;
+        out[out_off + 2 * r + 1] = second ? (OUT_T)ONE_BITS : 0;
+#else
+        store_index(out, out_off + r, j0 + (ulong)second, flags);
+#endif
+    }
 }
 
 #define SLICE_VECS 4 /* host/plan.h CLMAX_SLICE_VECS */

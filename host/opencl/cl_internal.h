@@ -32,6 +32,7 @@ typedef enum clmax_cl_kernel_id {
     CLMAX_CL_ROWS_WI,
     CLMAX_CL_ROWS_WG,
     CLMAX_CL_ROWS_SHORT,
+    CLMAX_CL_ROWS_PAIRS,
     CLMAX_CL_SLICES_SHORT,
     CLMAX_CL_STRIDED,
     CLMAX_CL_STRIDED_BLK,

@@ -204,7 +204,11 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const cl
         global[1] = round_up((size_t)(b->rows * pl->nseg), local[1]);
         dims = 2;
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_SHORT) {
-        st = clmax_cl_kernel(cl, prog, CLMAX_CL_ROWS_SHORT, &k);
+        /* Rows of two whose answers go out: the same work-items, a vector of rows' answers at
+         * once (kernels/rows_short.cl reduce_rows_pairs). */
+        int pairs = b->n == 2 && pl->nseg == 1 &&
+                    (b->flags & (CLMAX_BOX_ACCUM | CLMAX_BOX_FINAL)) == CLMAX_BOX_FINAL;
+        st = clmax_cl_kernel(cl, prog, pairs ? CLMAX_CL_ROWS_PAIRS : CLMAX_CL_ROWS_SHORT, &k);
         if (st == CLMAX_OK) st = set_reduce_args(k, b, nq, pl);
         local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
         global[0] = round_up((size_t)pl->items, local[0]);

@@ -39,6 +39,7 @@ static const struct {
     [CLMAX_CL_ROWS_WI] = {"reduce_rows_wi", CLMAX_CL_FAMILY_ROWS_GPU},
     [CLMAX_CL_ROWS_WG] = {"reduce_rows_wg", CLMAX_CL_FAMILY_ROWS_GPU},
     [CLMAX_CL_ROWS_SHORT] = {"reduce_rows_short", CLMAX_CL_FAMILY_ROWS_SHORT},
+    [CLMAX_CL_ROWS_PAIRS] = {"reduce_rows_pairs", CLMAX_CL_FAMILY_ROWS_SHORT},
     [CLMAX_CL_SLICES_SHORT] = {"reduce_slices_short", CLMAX_CL_FAMILY_ROWS_SHORT},
     [CLMAX_CL_STRIDED] = {"reduce_strided", CLMAX_CL_FAMILY_STRIDED},
     [CLMAX_CL_STRIDED_BLK] = {"reduce_strided_blk", CLMAX_CL_FAMILY_STRIDED},
