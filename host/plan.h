@@ -72,10 +72,11 @@ static inline unsigned clmax_vector_width(size_t elem_size)
  * (64-bit keys: 20 vectors, a max pass and an index pass), SR a work-item reduced together, ran
  * faster there than a row a work-item of ROWS_VEC (PoCL, rows of 80 to 200: uint8 x1.6-4.5,
  * float16 x1.05-1.7, float32 x1.5 at 80, float64 x1.2 at 80), longer ones slower (uint8 256,
- * float32 128, float64 100: x0.59-0.84). Rows shorter than a vector go through the kernel's key
- * buffer of SHORT_N a row, or as one vector each, its lanes past the row cleared (one-byte rows
- * of 2 or more, two-byte of 3 or more, four-byte of 5 to 7: rows_short.cl MASKED_MIN), where the
- * box holds what the last row's vector reads. */
+ * float32 128, float64 100: x0.59-0.84). Rows of two go by reduce_rows_pairs where their answers
+ * go out; rows shorter than a vector through the kernel's key buffer of SHORT_N a row, or as one
+ * vector each, its lanes past the row cleared (one-byte rows of 2 or more, two-byte of 3 or more
+ * (Hardmax 5), four-byte of 5 to 7: rows_short.cl MASKED_MIN), where the box holds what the last
+ * row's vector reads. */
 static inline uint64_t clmax_short_row_most(size_t elem_size)
 {
     return (elem_size == 8 ? 20 : 12) * (uint64_t)clmax_vector_width(elem_size);
