@@ -76,10 +76,10 @@ PACKV_T row_packed(__global const RAW_T *p, uint lastv, KEY_T km)
  * outputs are one run, which reduce_rows_short zeroes as words before the rows are read and
  * rows_short writes the ones into (fz), in the pass that reads them; else their ArgMax pass wrote
  * 8 bytes of index a row, up to 4 times what it read, before the host's one-hot fill. Against
- * that on PoCL (float16, float32, float64, in turns): rows of 2 to 8 elements x1.2-2.1 (float64
- * of 2: x1.5), of 64 bytes within x1.0-1.15; longer ones no faster (float64 rows of 128 bytes:
- * x0.82). The run built in a private buffer and stored whole, as reduce_slices_short's is, was
- * slower for rows of a vector (float16 rows of 16: x0.85). */
+ * that on PoCL (in turns): float16 rows of 2 to 12 x1.1-1.9, float32 of 2 to 16 x1.1-1.6, float64
+ * of 2 to 6 x1.1-1.4; longer ones no faster (float64 rows of 128 bytes: x0.82). The run built in a
+ * private buffer and stored whole, as reduce_slices_short's is, was slower for rows of a vector
+ * (float16 rows of 16: x0.85). */
 #define ONEHOT_ROW 64 /* host/plan.h CLMAX_ONEHOT_ROW */
 /* Row r of the item's (absolute r0 + r) won at index i of the box's, key k: its one (fz), or
  * FINISH. */
