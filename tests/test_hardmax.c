@@ -392,6 +392,8 @@ BACKEND_TEST(hardmax, boxes_and_unaligned_outputs, .timeout = 600)
         {CLMAX_TYPE_FLOAT64, 2, {77, 3}, 1, 0},                   /* the key buffer's rows */
         {CLMAX_TYPE_FLOAT16, 2, {1000, 2}, 1, 0}, /* rows of two: a word a row where aligned */
         {CLMAX_TYPE_FLOAT32, 2, {99, 2}, 1, 0},
+        {CLMAX_TYPE_FLOAT16, 3, {99, 2, 4}, 1, 0}, /* axes of two of 4 lanes: words where aligned */
+        {CLMAX_TYPE_FLOAT32, 3, {45, 2, 2}, 1, 0},
     };
     test_rng rng;
     rng_seed(&rng, 17);

@@ -213,10 +213,17 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const cl
         local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
         global[0] = round_up((size_t)pl->items, local[0]);
     } else if (pl->kernel == CLMAX_KERNEL_SLICES_SHORT) {
-        st = clmax_cl_kernel(cl, prog, CLMAX_CL_SLICES_SHORT, &k);
+        /* Slices of two rows of 2 to VW / 2 lanes (a power of two) whose answers go out: the
+         * pairs kernel, SR answers an item. */
+        uint64_t lanes = b->inner, items = pl->items;
+        int pairs = b->n == 2 && 2 * lanes <= clmax_vector_width(pl->elem_size) &&
+                    (lanes & (lanes - 1)) == 0 && pl->nseg == 1 &&
+                    (b->flags & (CLMAX_BOX_ACCUM | CLMAX_BOX_FINAL)) == CLMAX_BOX_FINAL;
+        if (pairs) items = (b->rows * lanes + CLMAX_SHORT_ROWS - 1) / CLMAX_SHORT_ROWS;
+        st = clmax_cl_kernel(cl, prog, pairs ? CLMAX_CL_ROWS_PAIRS : CLMAX_CL_SLICES_SHORT, &k);
         if (st == CLMAX_OK) st = set_reduce_args(k, b, b->rows, pl);
-        local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
-        global[0] = round_up((size_t)pl->items, local[0]);
+        local[0] = cpu_group((size_t)items / (4 * cl->info.compute_units), wg);
+        global[0] = round_up((size_t)items, local[0]);
     } else if (pl->kernel == CLMAX_KERNEL_STRIDED_BLK || pl->kernel == CLMAX_KERNEL_ROWS_VEC) {
         /* One long vector loop per work-item: groups small enough to spread over the cores. */
         int blk = pl->kernel == CLMAX_KERNEL_STRIDED_BLK;
