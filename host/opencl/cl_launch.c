@@ -124,6 +124,15 @@ int clmax_cl_fused_zeros(const clmax_cl *cl, const clmax_plan *pl, uint64_t n, u
              inner < clmax_vector_width(pl->elem_size)));
 }
 
+/* Whether box b of ROWS_SHORT or SLICES_SHORT goes by reduce_rows_pairs (kernels/rows_short.cl):
+ * an axis of two of 1 to VW / 2 lanes (a power of two) whose answers go out, in one segment. */
+static int pairs_kernel(const clmax_plan *pl, const clmax_cl_box *b)
+{
+    return b->n == 2 && 2 * b->inner <= clmax_vector_width(pl->elem_size) &&
+           (b->inner & (b->inner - 1)) == 0 && pl->nseg == 1 &&
+           (b->flags & (CLMAX_BOX_ACCUM | CLMAX_BOX_FINAL)) == CLMAX_BOX_FINAL;
+}
+
 #define SET_ARG(k, i, v)                                                                           \
     do {                                                                                           \
         cl_int err_ = CL(SetKernelArg)(k, i, sizeof(v), &(v));                                     \
@@ -204,22 +213,17 @@ clmax_status clmax_cl_enqueue_box(clmax_cl *cl, clmax_cl_program *prog, const cl
         global[1] = round_up((size_t)(b->rows * pl->nseg), local[1]);
         dims = 2;
     } else if (pl->kernel == CLMAX_KERNEL_ROWS_SHORT) {
-        /* Rows of two whose answers go out: the same work-items, a vector of rows' answers at
-         * once (kernels/rows_short.cl reduce_rows_pairs). */
-        int pairs = b->n == 2 && pl->nseg == 1 &&
-                    (b->flags & (CLMAX_BOX_ACCUM | CLMAX_BOX_FINAL)) == CLMAX_BOX_FINAL;
-        st = clmax_cl_kernel(cl, prog, pairs ? CLMAX_CL_ROWS_PAIRS : CLMAX_CL_ROWS_SHORT, &k);
+        /* rows of two: the same work-items, SR answers each (pairs_kernel) */
+        st = clmax_cl_kernel(cl, prog,
+                             pairs_kernel(pl, b) ? CLMAX_CL_ROWS_PAIRS : CLMAX_CL_ROWS_SHORT, &k);
         if (st == CLMAX_OK) st = set_reduce_args(k, b, nq, pl);
         local[0] = cpu_group((size_t)pl->items / (4 * cl->info.compute_units), wg);
         global[0] = round_up((size_t)pl->items, local[0]);
     } else if (pl->kernel == CLMAX_KERNEL_SLICES_SHORT) {
-        /* Slices of two rows of 2 to VW / 2 lanes (a power of two) whose answers go out: the
-         * pairs kernel, SR answers an item. */
-        uint64_t lanes = b->inner, items = pl->items;
-        int pairs = b->n == 2 && 2 * lanes <= clmax_vector_width(pl->elem_size) &&
-                    (lanes & (lanes - 1)) == 0 && pl->nseg == 1 &&
-                    (b->flags & (CLMAX_BOX_ACCUM | CLMAX_BOX_FINAL)) == CLMAX_BOX_FINAL;
-        if (pairs) items = (b->rows * lanes + CLMAX_SHORT_ROWS - 1) / CLMAX_SHORT_ROWS;
+        /* slices of two rows: SR answers a work-item (pairs_kernel) */
+        const int pairs = pairs_kernel(pl, b);
+        const uint64_t items =
+            pairs ? (b->rows * b->inner + CLMAX_SHORT_ROWS - 1) / CLMAX_SHORT_ROWS : pl->items;
         st = clmax_cl_kernel(cl, prog, pairs ? CLMAX_CL_ROWS_PAIRS : CLMAX_CL_SLICES_SHORT, &k);
         if (st == CLMAX_OK) st = set_reduce_args(k, b, b->rows, pl);
         local[0] = cpu_group((size_t)items / (4 * cl->info.compute_units), wg);
