@@ -534,6 +534,111 @@ __kernel void reduce_rows_pairs(REDUCE_ARGS)
         else                                                                                       \
             FINISH(k, j0 + (i), (s)*inner + (l), 0);                                               \
     } while (0)
+/* Slices of L lanes (2 to VW / 2) a group at a time: GROUP_L slices, each in a slot of the next
+ * power of two's positions of a vector (2, 4 or 8), the positions past L unused. */
+#if VW == 16
+#define GROUP_2 8
+#define GROUP_3 4
+#define GROUP_4 4
+#define GROUP_5 2
+#define GROUP_6 2
+#define GROUP_7 2
+#define GROUP_8 2
+#else
+#define GROUP_2 4
+#define GROUP_3 2
+#define GROUP_4 2
+#endif
+/* A slice's row of L at p as its slot, and a slot as L at p */
+#define ROW_IN_2(p) vload2(0, p)
+#define ROW_IN_3(p) vload3(0, p), (RAW_T)0
+#define ROW_IN_4(p) vload4(0, p)
+#define ROW_IN_5(p) vload4(0, p), (p)[4], (RAW_T)0, (RAW_T)0, (RAW_T)0
+#define ROW_IN_6(p) vload4(0, p), vload2(0, (p) + 4), (RAW_T)0, (RAW_T)0
+#define ROW_IN_7(p) vload4(0, p), vload3(0, (p) + 4), (RAW_T)0
+#define ROW_IN_8(p) vload8(0, p)
+#define ROW_WIDE_2(p) vload2(0, p)
+#define ROW_WIDE_3(p) vload4(0, p)
+#define ROW_WIDE_4(p) vload4(0, p)
+#define ROW_WIDE_5(p) vload8(0, p)
+#define ROW_WIDE_6(p) vload8(0, p)
+#define ROW_WIDE_7(p) vload8(0, p)
+#define ROW_WIDE_8(p) vload8(0, p)
+#define ROW_OUT_2(v, p) vstore2(v, 0, p)
+#define ROW_OUT_3(v, p) vstore3((v).s012, 0, p)
+#define ROW_OUT_4(v, p) vstore4(v, 0, p)
+#define ROW_OUT_5(v, p) (vstore4((v).lo, 0, p), (p)[4] = (v).s4)
+#define ROW_OUT_6(v, p) (vstore4((v).lo, 0, p), vstore2((v).s45, 0, (p) + 4))
+#define ROW_OUT_7(v, p) (vstore4((v).lo, 0, p), vstore3((v).s456, 0, (p) + 4))
+#define ROW_OUT_8(v, p) vstore8(v, 0, p)
+#define IN2(R, p, st) R(p), R((p) + (st))
+#define IN4(R, p, st) IN2(R, p, st), IN2(R, (p) + 2 * (st), st)
+#define IN8(R, p, st) IN4(R, p, st), IN4(R, (p) + 4 * (st), st)
+#define OUT2(R, v, p, st) R((v).lo, p), R((v).hi, (p) + (st))
+#define OUT4(R, v, p, st) OUT2(R, (v).lo, p, st), OUT2(R, (v).hi, (p) + 2 * (st), st)
+#define OUT8(R, v, p, st) OUT4(R, (v).lo, p, st), OUT4(R, (v).hi, (p) + 4 * (st), st)
+/* Row t of the group's slices from p, st elements apart, as one vector: slice g's row in slot g,
+ * each row read by R (ROW_IN_L, or ROW_WIDE_L: its whole slot's width, where that is in the box) */
+#define GATHER(R, L, p, st) ((RAWV)(CAT(IN, CAT(GROUP_, L))(CAT(R, L), p, st)))
+/* GATHER's inverse: vector v's slots as L elements each at p, st elements apart */
+#define SCATTER(L, v, p, st) CAT(OUT, CAT(GROUP_, L))(CAT(ROW_OUT_, L), v, p, st)
+/* The item's slices from done on, GROUP_L at a time while as many are left: each row's gathered
+ * keys maxed as packed (key, row) pairs, which leaves the group's winners in the slots. */
+#define GROUPS(L)                                                                                  \
+    for (; done + CAT(GROUP_, L) <= ns; done += CAT(GROUP_, L)) {                                  \
+        __global const RAW_T *pg = p + done * se;                                                  \
+        PREFETCH_RUN(pg, CAT(GROUP_, L) * se * (uint)sizeof(RAW_T));                               \
+        PACKV_T c;                                                                                 \
+        if ((s0 + done + CAT(GROUP_, L)) * se + VW / CAT(GROUP_, L) - L <= count * se)             \
+            GROUP_ROWS(ROW_WIDE_, L)                                                               \
+        else                                                                                       \
+            GROUP_ROWS(ROW_IN_, L)                                                                 \
+        GROUP_OUT(L)                                                                               \
+    }
+#define GROUP_ROWS(R, L)                                                                           \
+    {                                                                                              \
+        c = PACKV(VKEY(GATHER(R, L, pg, se)), (IDXV)0);                                            \
+        for (uint t = 1; t < len; t++)                                                             \
+            c = max(c, PACKV(VKEY(GATHER(R, L, pg + t * L, se)), (IDXV)t));                        \
+    }
+/* The answers of the group (slices s0 + done ..) straight out, where they are the item's run (fz):
+ * the indices from the slots (one vector where the slots are full), or Hardmax's one-hot row by
+ * row, each slice's row where it was read, zeros and all. */
+#if OUT_MODE != 2
+#define GROUP_STORE(T, L)                                                                          \
+    do {                                                                                           \
+        const CAT(T, VW) i_ = CAT(convert_, CAT(T, VW))(PACK_IDX(c & PACK_LOW)) + (T)j0;           \
+        __global T *o_ = (__global T *)out + out_off + (s0 + done) * L;                            \
+        if (CAT(GROUP_, L) * L == VW)                                                              \
+            VSTORE(i_, 0, o_);                                                                     \
+        else                                                                                       \
+            SCATTER(L, i_, o_, L);                                                                 \
+    } while (0)
+#define GROUP_RUN(L)                                                                               \
+    if (flags & OUT32)                                                                             \
+        GROUP_STORE(int, L);                                                                       \
+    else                                                                                           \
+        GROUP_STORE(long, L);
+#else
+#define GROUP_RUN(L)                                                                               \
+    const IDXV w = CAT(convert_, IDXV)(PACK_IDX(c & PACK_LOW));                                    \
+    __global OUT_T *og = out + out_off + (s0 + done) * se;                                         \
+    for (uint t = 0; t < len; t++) {                                                               \
+        const RAWV o = CAT(convert_, RAWV)(w == (IDXV)t) & (RAWV)ONE_BITS;                         \
+        SCATTER(L, o, og + t * L, se);                                                             \
+    }
+#endif
+#define GROUP_OUT(L)                                                                               \
+    if (fz) {                                                                                      \
+        GROUP_RUN(L)                                                                               \
+        continue;                                                                                  \
+    }                                                                                              \
+    PACK_T m[VW];                                                                                  \
+    VSTORE(c, 0, m);                                                                               \
+    for (uint q = 0; q < VW; q++)                                                                  \
+        if (q % (VW / CAT(GROUP_, L)) < L)                                                         \
+            SFINISH(PACK_KEY(m[q]), PACK_INDEX(m[q]), s0 + done + q / (VW / CAT(GROUP_, L)),       \
+                    q % (VW / CAT(GROUP_, L)));
 /* Slices [n, inner] of a strided axis (the planner's SLICES_SHORT), whole slices per work-item:
  * STRIDED_BLK would scan them a lane at a time, an item per slice of a few dozen elements. Keys of
  * at most 32 bits go by vectors of packed (key, row) pairs: rows of 1 to SLICE_VECS whole vectors
@@ -542,8 +647,9 @@ __kernel void reduce_rows_pairs(REDUCE_ARGS)
  * take): the keys of as many slices as SR * SHORT_N holds go to a private buffer in one
  * loop the compiler vectorises, then each lane is a branch-free scan down its rows. A slice longer
  * than the buffer (n * inner <= CLMAX_SHORT_SLICE, host/plan.h) is the item's only one, through
- * the buffer a block of rows at a time, each lane's best pair kept between blocks. */
-void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
+ * the buffer a block of rows at a time, each lane's best pair kept between blocks. Returns how
+ * many of the item's first slices' answers went straight out (fz: the groups), past the run. */
+uint slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
 {
     const ulong part_nq = count * inner;
     const KEY_T km = KEY_MASK(flags);
@@ -552,9 +658,64 @@ void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
     const uint per = whole ? SR * SHORT_N / se : 1;
     const uint rows_a_fill = whole ? len : SR * SHORT_N / lanes;
     ulong s0 = get_global_id(0) * per;
-    if (s0 >= count) return;
+    if (s0 >= count) return 0;
     uint ns = (uint)min((ulong)per, count - s0);
     __global const RAW_T *p = x + x_off + s0 * se;
+    uint sent = 0;
+#if PACK
+#if ES == 1
+    if (whole && 2 * lanes <= VW && (lanes <= 4 || len <= 8)) {
+#else
+    if (whole && 2 * lanes <= VW) {
+#endif
+        /* Whole slices of 2 to VW / 2 lanes, a group at a time: row t of each gathered into one
+         * vector (GATHER), so that a position always holds one lane of one slice, and the rows
+         * maxed as packed (key, row) pairs a vector a row; the vector left holds the group's
+         * answers, which go straight out where they are the item's run (fz). The ways below
+         * load a vector per row of one slice, of which lanes positions are used, then fold them.
+         * Against them on PoCL (128 MiB, 3 rounds in turns, axes of 2 to 21): uint8 x1.1-3.7,
+         * float16 x1.6-4.6, float32 (2 to 4 lanes) x1.3-3.5, float16 Hardmax x1.1-2.5, float32
+         * Hardmax x0.96-3.1; one-byte slices of 5 to 7 lanes on axes of 12 and 21 x0.88-1.05,
+         * hence not those. */
+        uint done = 0;
+        switch (lanes) {
+        case 2:
+            GROUPS(2);
+            break;
+        case 3:
+            GROUPS(3);
+            break;
+        case 4:
+            GROUPS(4);
+            break;
+#if VW == 16
+        case 5:
+            GROUPS(5);
+            break;
+        case 6:
+            GROUPS(6);
+            break;
+        case 7:
+            GROUPS(7);
+            break;
+        case 8:
+            GROUPS(8);
+            break;
+#endif
+        }
+        if (fz) sent = done;
+        if (done == ns) return sent;
+        p += done * se;
+        s0 += done;
+        ns -= done;
+    }
+#endif
+#if OUT_MODE == 2
+    if (fz) /* the run's zeros, past what went straight out */
+        for (uint w = (lead + sent * se * ES) / 16; w < (lead + (sent + ns) * se * ES + 15) / 16;
+             w++)
+            ob[w] = (uint4)(0, 0, 0, 0);
+#endif
 #if PACK
     if (lanes % VW == 0) {
         /* Whole slices of 1 to SLICE_VECS vectors a row (the planner: keys of at most 32 bits,
@@ -588,7 +749,7 @@ void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
                     SFINISH(PACK_KEY(m[l]), PACK_INDEX(m[l]), s0 + s, v * VW + l);
             }
         }
-        return;
+        return sent;
     }
     if (lanes < VW && whole && (VW % lanes == 0 ? se < VW : VW / lanes < 3 || se < VW * VW / 2)) {
         /* Rows of fewer lanes than a vector, whole slices: the vector loaded at a row's start
@@ -615,7 +776,7 @@ void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
             for (uint l = 0; l < lanes; l++)
                 SFINISH(PACK_KEY(m[l]), PACK_INDEX(m[l]), s0 + done, l);
         }
-        if (done == ns) return;
+        if (done == ns) return sent;
         p += done * se;
         s0 += done;
         ns -= done;
@@ -663,7 +824,7 @@ void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
             for (uint l = 0; l < lanes; l++)
                 SFINISH(PACK_KEY(b[l]), PACK_INDEX(b[l]), s0 + s, l);
         }
-        return;
+        return sent;
     }
 #endif
     KEY_T kb[SR * SHORT_N];
@@ -701,6 +862,7 @@ void slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
         for (uint l = 0; l < lanes; l++)
             SFINISH(bk[l], bi[l], s0 + s, l);
     }
+    return sent;
 }
 
 /* Bytes [0, bytes) of oa from ob's bytes lead.. (above): the words that lie whole in the output
@@ -727,7 +889,10 @@ void store_run(__global uchar *oa, const __private uint4 *ob, uint lead, uint by
  * reads the input, where the ArgMax pass wrote more bytes of indices than it read (8 a lane)
  * before the host's one-hot fill (3 rounds: float16 [B, 2..5, 2..7] x1.2-2.7, float32 x1.1-2.3
  * but [B, 2..8, 4] x0.73-1.05). Rows of whole vectors and longer axes lost so (float16 [B, 8..16,
- * 16] x0.80-0.82) and keep the two passes; plain stores beat non-temporal ones here. */
+ * 16] x0.80-0.82) and keep the two passes; plain stores beat non-temporal ones here. So do
+ * longer axes of 2 to VW / 2 lanes, whose groups (slices_short) could write their whole one-hot:
+ * float16 [B, 21..64, 2..8] x0.30-0.84, float32 [B, 32..64, 2..4] x0.54-0.91 against the fill
+ * and the ones. */
 #define ONEHOT_AXIS 32 /* host/plan.h CLMAX_ONEHOT_AXIS */
 __kernel void reduce_slices_short(REDUCE_ARGS)
 {
@@ -767,11 +932,8 @@ __kernel void reduce_slices_short(REDUCE_ARGS)
     }
 #endif
     const uint lead = (uint)((ulong)oa & 15);
-#if OUT_MODE == 2
-    for (uint w = 0; w < (lead + bytes + 15) / 16; w++)
-        ob[w] = (uint4)(0, 0, 0, 0);
-#endif
-    slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state, out, out_off, 1,
-                 ob, lead, s0);
-    store_run(oa, ob, lead, bytes);
+    const uint sent = slices_short(x, x_off, n, inner, count, nseg, seg_len, j0, flags, part, state,
+                                   out, out_off, 1, ob, lead, s0);
+    const uint gone = bytes / ns * sent; /* bytes already out */
+    store_run(oa + gone, ob, lead + gone, bytes - gone);
 }

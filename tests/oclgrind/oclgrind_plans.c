@@ -97,6 +97,10 @@ static const shape g_shapes[] = {
     {3, {12, 50, 3}, 1, 1, 2, CPU_AUTO},
     {3, {12, 20, 7}, 1, 1, 2, CPU_AUTO},
     {3, {37, 5, 32}, 1, 1, 4, CPU_AUTO},
+    /* slices of 2 to VW / 2 lanes a group at a time, rows read a slot wide but at the box's end */
+    {3, {19, 3, 3}, 1, 1, 4, CPU_AUTO},
+    {3, {11, 4, 5}, 1, 1, 2, CPU_AUTO},
+    {3, {10, 2, 6}, 1, 1, 2, CPU_AUTO},
 };
 static int g_failures;
 
