@@ -77,7 +77,9 @@ static const shape g_shapes[] = {
      * (40 rows), or would not (32 rows: that item takes the key buffer) */
     {2, {40, 5}, 1, 1, 4, CPU_AUTO},
     {2, {32, 7}, 1, 1, 4, CPU_AUTO},
-    {2, {35, 2}, 1, 1, 4, CPU_AUTO},    /* rows of two: odd lanes against even ones */
+    {2, {35, 2}, 1, 1, 4, CPU_AUTO}, /* rows of two: odd lanes against even ones */
+    {2, {33, 4}, 1, 1, 2, CPU_AUTO}, /* rows of four and eight: vectors reduced by neighbours */
+    {2, {40, 8}, 1, 1, 2, CPU_AUTO},
     {3, {13, 2, 4}, 1, 1, 4, CPU_AUTO}, /* and slices of two rows of 4 lanes */
     {3, {2, 50, 33}, 1, 1, 8, EVERY},
     {2, {60, 7}, 0, 1, 8, EVERY},
