@@ -62,10 +62,34 @@ __kernel void reduce_strided(REDUCE_ARGS)
         VSTORE(iv, 0, ia);                                                                         \
     }
 #endif
+/* The row indices (relative to b) of running-pair vector v */
+#if PACK
+#define SVEC_IDX(v) PACK_IDX(CAT(convert_uint, VW)(sp[v] & (PACK_T)PACK_LOW))
+#else
+#define SVEC_IDX(v) vi[v]
+#endif
+/* ArgMax's answers of vector v straight out as one vector, where they are final (one segment):
+ * FINISH stored them a lane at a time, 8 bytes for every n elements read (PoCL: ...). */
+#if OUT_MODE != 2
+#define SVEC_STORE(T, v)                                                                           \
+    VSTORE(CAT(convert_, CAT(T, VW))(SVEC_IDX(v)) + (T)(j0 + b), 0,                                \
+           (__global T *)out + out_off + row * inner + lane0 + v * VW)
+#define SVEC_OUT(v)                                                                                \
+    if (nseg == 1 && ONLY_FINAL(flags)) {                                                          \
+        if (flags & OUT32)                                                                         \
+            SVEC_STORE(int, v);                                                                    \
+        else                                                                                       \
+            SVEC_STORE(long, v);                                                                   \
+        continue;                                                                                  \
+    }
+#else
+#define SVEC_OUT(v)
+#endif
 /* Finishes the lanes of a strided work-item: nv vectors of pairs in sp (and vi), the lanes past
  * them in sk and si; indices relative to b. */
 #define STRIDED_FINISH()                                                                           \
     for (uint v = 0; v < nv; v++) {                                                                \
+        SVEC_OUT(v)                                                                                \
         KEY_T ka[VW];                                                                              \
         uint ia[VW];                                                                               \
         SVEC_UNPACK(sp[v], vi[v], ka, ia);                                                         \
@@ -150,11 +174,6 @@ __kernel void reduce_strided(REDUCE_ARGS)
 #else
 #define OMASK_T ulong4
 #define OMASK(m_) as_ulong4(convert_long4(m_))
-#endif
-#if PACK
-#define SVEC_IDX(v) PACK_IDX(CAT(convert_uint, VW)(sp[v] & (PACK_T)PACK_LOW))
-#else
-#define SVEC_IDX(v) vi[v]
 #endif
 #define WHOLE_WRITE()                                                                              \
     for (uint jj = 0; jj < len; jj++) {                                                            \
