@@ -29,7 +29,8 @@
  * index (PACK, above), so one vector max and one horizontal max give the winner. 64-bit keys:
  * their max, a horizontal max, then the smallest (or largest) index whose key equals it, again
  * with vectors and a horizontal min (max).
- * Shorter rows: in a full work-item, a vector a row from the row's start (rows_masked, where
+ * Shorter rows: in a full work-item, one- and two-byte rows of 4 and 8 as whole vectors reduced
+ * by neighbours (rows_pow2), others a vector a row from the row's start (rows_masked, where
  * MASKED_MIN says it wins); else the keys of all SR rows go to a private buffer in one loop the
  * compiler vectorises, then each row is a branch-free scan of its keys. */
 #ifndef SR

@@ -69,7 +69,8 @@ __kernel void reduce_strided(REDUCE_ARGS)
 #define SVEC_IDX(v) vi[v]
 #endif
 /* ArgMax's answers of vector v straight out as one vector, where they are final (one segment):
- * FINISH stored them a lane at a time, 8 bytes for every n elements read (PoCL: ...). */
+ * FINISH stored them a lane at a time, 8 bytes for every n elements read (PoCL, in turns: uint8
+ * [B, 2..8, 256..4096] x1.6-1.9, float16 [B, 2..4, 256] x1.8-1.9, float32 x1.1-1.5). */
 #if OUT_MODE != 2
 #define SVEC_STORE(T, v)                                                                           \
     VSTORE(CAT(convert_, CAT(T, VW))(SVEC_IDX(v)) + (T)(j0 + b), 0,                                \
