@@ -271,15 +271,7 @@ void rows_pow2(REDUCE_ARGS, __global const RAW_T *p, ulong r0, uint len, KEY_T k
     const CAT(KEY_T, HVW) second =                                                                 \
         select((CAT(KEY_T, HVW))0, (CAT(KEY_T, HVW))1, REPLACES(HI(k), LO(k)))
 /* The answers of vector v as indices (HVW answers from r0 + v * HVW). */
-#define PAIR_INDICES()                                                                             \
-    do {                                                                                           \
-        if (flags & OUT32)                                                                         \
-            VSTORE_H(CAT(convert_int, HVW)(second) + (int)j0, v,                                   \
-                     (__global int *)out + out_off + r0);                                          \
-        else                                                                                       \
-            VSTORE_H(CAT(convert_long, HVW)(second) + (long)j0, v,                                 \
-                     (__global long *)out + out_off + r0);                                         \
-    } while (0)
+#define PAIR_INDICES() STORE_ANSWERS(HVW, second, j0, out_off + r0 + v * HVW)
 /* Hardmax's one-hot of vector v, its elements in the input's order (MIX) */
 #define PAIR_ONEHOT(MIX)                                                                           \
     VSTORE(CAT(convert_, RAWV)(shuffle2((CAT(KEY_T, HVW))1 - second, second, (KEYV)MIX)) *         \
@@ -535,10 +527,6 @@ __kernel void reduce_rows_pairs(REDUCE_ARGS)
 }
 
 #define SLICE_VECS 4 /* host/plan.h CLMAX_SLICE_VECS */
-/* The winners of vector v of lanes, c[v], as indices of type T at answer q0 + v * VW. */
-#define SLICE_STORE(T)                                                                             \
-    VSTORE(CAT(convert_, CAT(T, VW))(PACK_IDX(c[v] & PACK_LOW)) + (T)j0, 0,                        \
-           (__global T *)out + out_off + q0 + v * VW)
 /* An item's answers as one run (fz): its slices sb.. are consecutive answers, or for Hardmax
  * consecutive outputs, built in ob at byte lead (the output's address mod 16, so that ob's words
  * are the output's) and stored by reduce_slices_short after them (store_run): indices of int64
@@ -635,24 +623,23 @@ __kernel void reduce_rows_pairs(REDUCE_ARGS)
 /* The answers of the group (slices s0 + done ..) straight out, where they are the item's run (fz):
  * the indices from the slots (one vector where the slots are full), or Hardmax's one-hot row by
  * row, each slice's row where it was read, zeros and all. */
+#define GROUP_WINNERS PACK_IDX(c &PACK_LOW) /* the slots' rows */
 #if OUT_MODE != 2
-#define GROUP_STORE(T, L)                                                                          \
+#define GROUP_SCATTER(T, L)                                                                        \
     do {                                                                                           \
-        const CAT(T, VW) i_ = CAT(convert_, CAT(T, VW))(PACK_IDX(c & PACK_LOW)) + (T)j0;           \
-        __global T *o_ = (__global T *)out + out_off + (s0 + done) * L;                            \
-        if (CAT(GROUP_, L) * L == VW)                                                              \
-            VSTORE(i_, 0, o_);                                                                     \
-        else                                                                                       \
-            SCATTER(L, i_, o_, L);                                                                 \
+        const CAT(T, VW) i_ = CAT(convert_, CAT(T, VW))(GROUP_WINNERS) + (T)j0;                    \
+        SCATTER(L, i_, (__global T *)out + out_off + (s0 + done) * L, L);                          \
     } while (0)
 #define GROUP_RUN(L)                                                                               \
-    if (flags & OUT32)                                                                             \
-        GROUP_STORE(int, L);                                                                       \
+    if (CAT(GROUP_, L) * L == VW)                                                                  \
+        STORE_ANSWERS(VW, GROUP_WINNERS, j0, out_off + (s0 + done) * L);                           \
+    else if (flags & OUT32)                                                                        \
+        GROUP_SCATTER(int, L);                                                                     \
     else                                                                                           \
-        GROUP_STORE(long, L);
+        GROUP_SCATTER(long, L);
 #else
 #define GROUP_RUN(L)                                                                               \
-    const IDXV w = CAT(convert_, IDXV)(PACK_IDX(c & PACK_LOW));                                    \
+    const IDXV w = CAT(convert_, IDXV)(GROUP_WINNERS);                                             \
     __global OUT_T *og = out + out_off + (s0 + done) * se;                                         \
     for (uint t = 0; t < len; t++) {                                                               \
         const RAWV o = CAT(convert_, RAWV)(w == (IDXV)t) & (RAWV)ONE_BITS;                         \
@@ -767,10 +754,7 @@ uint slices_short(REDUCE_ARGS, int fz, __private uint4 *ob, uint lead, ulong sb)
 #if OUT_MODE != 2
                 const ulong q0 = (s0 + s) * inner;
                 if (nseg == 1 && ONLY_FINAL(flags)) { /* the answers go straight out, a vector */
-                    if (flags & OUT32)
-                        SLICE_STORE(int);
-                    else
-                        SLICE_STORE(long);
+                    STORE_ANSWERS(VW, PACK_IDX(c[v] & PACK_LOW), j0, out_off + q0 + v * VW);
                     continue;
                 }
 #endif

@@ -72,15 +72,9 @@ __kernel void reduce_strided(REDUCE_ARGS)
  * FINISH stored them a lane at a time, 8 bytes for every n elements read (PoCL, in turns: uint8
  * [B, 2..8, 256..4096] x1.6-1.9, float16 [B, 2..4, 256] x1.8-1.9, float32 x1.1-1.5). */
 #if OUT_MODE != 2
-#define SVEC_STORE(T, v)                                                                           \
-    VSTORE(CAT(convert_, CAT(T, VW))(SVEC_IDX(v)) + (T)(j0 + b), 0,                                \
-           (__global T *)out + out_off + row * inner + lane0 + v * VW)
 #define SVEC_OUT(v)                                                                                \
     if (nseg == 1 && ONLY_FINAL(flags)) {                                                          \
-        if (flags & OUT32)                                                                         \
-            SVEC_STORE(int, v);                                                                    \
-        else                                                                                       \
-            SVEC_STORE(long, v);                                                                   \
+        STORE_ANSWERS(VW, SVEC_IDX(v), j0 + b, out_off + row * inner + lane0 + v * VW);            \
         continue;                                                                                  \
     }
 #else

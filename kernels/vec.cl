@@ -51,6 +51,17 @@
 #define KEY_CONVERT(x_) CAT(convert_uint, VW)(x_)
 #define AS_KEYV(x_) CAT(as_uint, VW)(x_)
 #endif
+/* N answers at once, the indices in integer vector iv (of N) plus base, stored as int64 (int32 with
+ * OUT32) from answer at of out: where a kernel's answers are final and consecutive. */
+#define STORE_ANSWERS(N, iv, base, at)                                                             \
+    do {                                                                                           \
+        if (flags & OUT32)                                                                         \
+            STORE_ANSWERS_AS(int, N, iv, base, at);                                                \
+        else                                                                                       \
+            STORE_ANSWERS_AS(long, N, iv, base, at);                                               \
+    } while (0)
+#define STORE_ANSWERS_AS(T, N, iv, base, at)                                                       \
+    CAT(vstore, N)(CAT(convert_, CAT(T, N))(iv) + (T)(base), 0, (__global T *)out + (at))
 #if VW == 16
 #define LANE_IDS ((IDXV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
 #elif VW == 8
