@@ -24,7 +24,10 @@
  * x0.82-0.86 (TRANSPOSED_12_N_MAX); 16-byte rows of narrower types up to the slice's 256 bytes,
  * float32 [B, 12..16, 4] x1.34-1.40 (0.52 -> 0.71-0.73) and float16 [B, 8..16, 8] x1.35-1.51.
  * Past TRANSPOSED_SLICE_MAX bytes a slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4]
- * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once. A row costs one compare
+ * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once. Four-byte [B, n, 4] (b = 2:
+ * two slices at once) up to TRANSPOSED_4X4_N_MAX rows, from the dealt rows, in turns (3 rounds,
+ * 128 MiB): float32 [B, 17..24, 4] x1.39-1.51, Hardmax x1.24-1.36 (0.52-0.57 -> 0.75-0.81); from
+ * 26 rows the other codes led (x0.85-0.96 at 26 and 28, x0.82 at 31). A row costs one compare
  * whichever the tie rule (the last index rule keeps the best where it is larger, instead of an
  * equality test beside the compare) and the best is the max where AVX2 has one: in turns with the
  * compare, equality and blend before it (3 rounds, 5 where said): float16 [B, 8..21, 2..4]
@@ -50,6 +53,7 @@
 
 #define CHUNK 64 /* groups whose winners go through the buffer at a time */
 #define PAD_BYTES (8 * TRANSPOSED_SLICE_MAX + 64) /* a group's loads' span, at most */
+_Static_assert(2 * 16 * TRANSPOSED_4X4_N_MAX <= PAD_BYTES, "a pair of [n, 4] slices fits the pad");
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -441,7 +445,9 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
     const uint64_t n_max = rb == 12                    ? TRANSPOSED_12_N_MAX
                            : rb == 16 && p->esize == 8 ? TRANSPOSED_WIDE_N_MAX
                                                        : UINT64_MAX;
-    return shape && p->n >= 2 && p->n * rb <= TRANSPOSED_SLICE_MAX && p->n <= n_max &&
+    const uint64_t slice_max =
+        rb == 16 && p->esize == 4 ? TRANSPOSED_4X4_N_MAX * rb : TRANSPOSED_SLICE_MAX;
+    return shape && p->n >= 2 && p->n * rb <= slice_max && p->n <= n_max &&
            clmax_cpu_has(CLMAX_CPU_AVX2);
 }
 
