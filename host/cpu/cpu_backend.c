@@ -82,6 +82,14 @@
  * [B, 21..100, 8] x0.75-0.91 and int64 [B, 16, 8] x0.86-0.91. */
 #define STACK_N8 64
 #define STACK_N8_WIDE 32
+/* And eight-byte slices of 12 lanes (3 vectors) up to STACK_N8_12 rows, of 16 up to STACK_N8_16,
+ * from the lanes code, in turns (3 rounds, 128 MiB): float64 [B, 2..16, 12] x1.29-1.69 (0.38-0.59
+ * -> 0.63-0.76 of the limit), [B, 32..64, 12] x1.18-1.35, [B, 2..16, 16] x1.19-1.39 (0.50-0.59 ->
+ * 0.63-0.72); 16 lanes on axes of 21 to 64 x0.81-0.95. */
+#define STACK_N8_12 64
+#define STACK_N8_16 16
+_Static_assert(STACK_N8_12 * 12 * 8 <= STACK_KEYS && STACK_N8_16 * 16 * 8 <= STACK_KEYS,
+               "a slice of 12 or 16 eight-byte lanes fits the stacked keys");
 #ifndef FEW_BYTES
 #define FEW_BYTES(esize, n) ((esize) == 8 && (n) >= 256 ? 64u : 32u)
 #endif
@@ -204,6 +212,7 @@ static int stacked_fits(const clmax_problem *p)
 {
     const uint64_t vw = STACK_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
     const uint64_t in = p->inner;
+    if (p->esize == 8 && (in == 12 || in == 16)) return n <= (in == 12 ? STACK_N8_12 : STACK_N8_16);
     if (in < 3 || in > 2 * vw || n * in * p->esize > STACK_KEYS) return 0;
     if (p->esize == 8) return n <= (in < 5 ? STACK_N8 : in < 8 ? STACK_N8_WIDE : 4);
     if (in <= 4) return n * nv * vw <= STACK_WASTE * in;
