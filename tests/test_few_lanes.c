@@ -25,10 +25,10 @@ static const int64_t inners[] = {2, 3, 4, 5, 6, 7, 8, 12, 24};
  * of a vector, else dealt or packed; float slices of 2, 4 or 8 rows of 2 or 4 lanes across
  * slices (cpu_interleaved.c); 63: eight-byte slices of 3 and 4 lanes stacked on a long
  * axis (they are taken up to 64 rows). Slices of short rows transposed (cpu_transposed.c):
- * 3, 5, 6 and 7 rows each their own code, 12, 21 and 63 a last block of rows that starts
+ * 3, 5, 6, 7, 12 and 16 rows each their own code, 12, 21 and 63 a last block of rows that starts
  * inside the one before, 24 the longest four-byte slices of 4 lanes transposed; 6 lanes: one-byte
  * rows spread into 8-byte words. */
-static const int64_t lengths[] = {131, 21, 3, 1029, 1000, 2, 4, 8, 12, 63, 5, 6, 7, 24};
+static const int64_t lengths[] = {131, 21, 3, 1029, 1000, 2, 4, 8, 12, 63, 5, 6, 7, 24, 16};
 /* CLMAX_TEST_SMALL: the first SMALL_LENGTHS (the few-lane rows, and slices transposed with a last
  * block inside the one before and, for eight-byte rows, whole) */
 #define SMALL_LENGTHS 3
