@@ -34,6 +34,15 @@ static inline void clmax_stream_copy(void *dst, const void *src, size_t bytes)
     memcpy(d + b, s + b, bytes - b);
 }
 
+/* Streams bytes (a multiple of 16) from src to dst, which is 16-byte aligned: a vector of a
+ * result, written where the caller has aligned its stores. */
+static inline void clmax_stream_aligned(void *dst, const void *src, size_t bytes)
+{
+    for (size_t b = 0; b < bytes; b += 16)
+        _mm_stream_si128((__m128i *)(void *)((char *)dst + b),
+                         _mm_loadu_si128((const __m128i *)(const void *)((const char *)src + b)));
+}
+
 /* Zeroes [dst, dst + bytes), the 16-byte aligned body streamed a line at a time. */
 static inline void clmax_stream_zero(void *dst, size_t bytes)
 {
@@ -60,6 +69,10 @@ static inline void clmax_stream_copy(void *dst, const void *src, size_t bytes)
 static inline void clmax_stream_zero(void *dst, size_t bytes)
 {
     memset(dst, 0, bytes);
+}
+static inline void clmax_stream_aligned(void *dst, const void *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
 }
 #endif
 

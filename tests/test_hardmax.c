@@ -529,6 +529,21 @@ BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
             for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++)
                 check_planted(ctx, test_float_types[t], 5000 / (n * inners[ii]) + 3, n, inners[ii],
                               modes, 2, &rng);
+    /* Outputs of 8 MiB and more, which the neighbour compares stream out from each aligned vector
+     * of a group (the slices of an odd count of lanes move that alignment slice by slice) */
+    static const struct {
+        clmax_type type;
+        int64_t n, inner;
+    } big[] = {{CLMAX_TYPE_FLOAT32, 2, 3},
+               {CLMAX_TYPE_FLOAT16, 3, 7},
+               {CLMAX_TYPE_FLOAT32, 6, 5},
+               {CLMAX_TYPE_FLOAT64, 4, 3},
+               {CLMAX_TYPE_BFLOAT16, 8, 2}};
+    for (size_t b = 0; b < sizeof big / sizeof big[0] && !test_small(); b++) {
+        const int64_t es = (int64_t)ref_type_size(big[b].type);
+        check_planted(ctx, big[b].type, (8 << 20) / (es * big[b].n * big[b].inner) + 7, big[b].n,
+                      big[b].inner, modes, 1, &rng);
+    }
     clmax_context_destroy(ctx);
 }
 
