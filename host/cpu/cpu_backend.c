@@ -518,9 +518,11 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
     jb.interleaved = clmax_cpu_interleaved_fits(p->type, p->n, p->inner);
     /* Across slices ran faster for float [B, 2, 2] (x0.73 transposed, 5 rounds, in turns) and
-     * rows of 16 bytes (float64 [B, 8, 2] x0.83) */
+     * rows of 16 bytes (float64 [B, 8, 2] x0.83); the packed words for two-byte slices of 5 to 7
+     * lanes where they fit (float16 [B, 25, 5] x0.75 and [B, 21, 6] x0.85 transposed) */
     jb.transposed = clmax_cpu_transposed_fits(p) &&
-                    !(jb.interleaved && (p->n == 2 || p->inner * p->esize == 16));
+                    !(jb.interleaved && (p->n == 2 || p->inner * p->esize == 16)) &&
+                    !(p->esize == 2 && p->inner >= 5 && p->inner <= 7 && packed_fits(p, wide));
     jb.lanevecs = clmax_cpu_lanevecs_fits(p);
     jb.streamlanes = !jb.transposed && !jb.lanevecs && clmax_cpu_streamlanes_fits(p);
     jb.stacked = stacked_fits(p);

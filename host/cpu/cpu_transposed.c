@@ -2,7 +2,8 @@
  * [B, n, 2], one-byte [B, n, 4]) or of 64 (four-byte [B, n, 2], two-byte [B, n, 4], one-byte
  * [B, n, 8]) or of 128 (eight-byte [B, n, 2], four-byte [B, n, 4], two-byte [B, n, 8]) is one
  * word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3]), 64 (one-byte
- * [B, n, 5..7], two-byte [B, n, 3]) or 128 (four-byte [B, n, 3]) with zero bytes after each row,
+ * [B, n, 5..7], two-byte [B, n, 3]) or 128 (four-byte [B, n, 3], two-byte [B, n, 5..7]) with zero
+ * bytes after each row,
  * lanes whose winners are dropped. A group of b slices at a time, b = 32 / the word's bytes (8, 4
  * or 2): a vector of b row words is loaded from each slice (rows kb to kb + b - 1), a b x b
  * transpose of the words makes them b vectors each holding one row of all b slices, and each such
@@ -27,10 +28,13 @@
  * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once. Four-byte [B, n, 4] (b = 2:
  * two slices at once) up to TRANSPOSED_4X4_N_MAX rows, from the dealt rows, in turns (3 rounds,
  * 128 MiB): float32 [B, 17..24, 4] x1.39-1.51, Hardmax x1.24-1.36 (0.52-0.57 -> 0.75-0.81); from
- * 26 rows the other codes led (x0.85-0.96 at 26 and 28, x0.82 at 31). A row costs one compare
- * whichever the tie rule (the last index rule keeps the best where it is larger, instead of an
- * equality test beside the compare) and the best is the max where AVX2 has one: in turns with the
- * compare, equality and blend before it (3 rounds, 5 where said): float16 [B, 8..21, 2..4]
+ * 26 rows the other codes led (x0.85-0.96 at 26 and 28, x0.82 at 31). Two-byte rows of 5 to 7
+ * lanes spread into 16 bytes, against the stacked rows and the lanes code (3 rounds, 128 MiB):
+ * float16 [B, 2..16, 5..7] x1.13-1.50 (0.41-0.55 -> 0.47-0.81), [B, 17..21, 5..6] x2.2-3.1
+ * (0.19-0.22 -> 0.46-0.62), Hardmax through the winners [B, 12..21, 5..7] x1.2-2.4. A row costs one
+ * compare whichever the tie rule (the last index rule keeps the best where it is larger, instead of
+ * an equality test beside the compare) and the best is the max where AVX2 has one: in turns with
+ * the compare, equality and blend before it (3 rounds, 5 where said): float16 [B, 8..21, 2..4]
  * x1.02-1.29, uint8 [B, 21, 3..8] x1.16-1.30, float32 [B, 12, 2] x1.11, [B, 3..12, 4] x1.16-1.17
  * (5), float64 [B, 5..12, 2] x1.01-1.02 (5).
  *
@@ -326,6 +330,9 @@ GROUPS_FN(1x6, 8, 4, 6, load_spread, 6)   /* one-byte [B, n, 6] */
 GROUPS_FN(1x7, 8, 4, 7, load_spread, 7)   /* one-byte [B, n, 7] */
 GROUPS_FN(2x3, 16, 4, 6, load_spread, 3)  /* two-byte [B, n, 3] */
 GROUPS_FN(4x3, 32, 2, 12, load_spread, 3) /* four-byte [B, n, 3] */
+GROUPS_FN(2x5, 16, 2, 10, load_spread, 5) /* two-byte [B, n, 5] */
+GROUPS_FN(2x6, 16, 2, 12, load_spread, 6) /* two-byte [B, n, 6] */
+GROUPS_FN(2x7, 16, 2, 14, load_spread, 7) /* two-byte [B, n, 7] */
 
 typedef void (*groups_fn)(const char *x, uint64_t cnt, uint64_t n, keying kg, int last, int64_t *o);
 
@@ -411,6 +418,15 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
     case 4 * 16 + 3:
         fn = groups_4x3;
         break;
+    case 2 * 16 + 5:
+        fn = groups_2x5;
+        break;
+    case 2 * 16 + 6:
+        fn = groups_2x6;
+        break;
+    case 2 * 16 + 7:
+        fn = groups_2x7;
+        break;
     default:
         fn = groups_2x3;
         break;
@@ -445,11 +461,11 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
 {
     const uint64_t in = p->inner;
     const int shape = p->esize == 1   ? in >= 2 && in <= 8
-                      : p->esize == 2 ? (in >= 2 && in <= 4) || in == 8
+                      : p->esize == 2 ? in >= 2 && in <= 8
                       : p->esize == 4 ? in >= 2 && in <= 4
                                       : in == 2;
     const uint64_t rb = p->esize * in;
-    const uint64_t n_max = rb == 12                    ? TRANSPOSED_12_N_MAX
+    const uint64_t n_max = rb == 12 && p->esize == 4   ? TRANSPOSED_12_N_MAX
                            : rb == 16 && p->esize == 8 ? TRANSPOSED_WIDE_N_MAX
                                                        : UINT64_MAX;
     const uint64_t slice_max =
