@@ -72,6 +72,11 @@
  * take the larger ones). */
 #define STACK_N 16
 #define STACK_WASTE 24
+/* Four-byte slices of 5 and 6 lanes also up to STACK_N4_SHORT rows where the packed words do not
+ * take them: the dealt rows ran float32 [B, 17..24, 5..6] at 0.26-0.33 of the limit, the stacked
+ * rows at 0.55-0.70 (x2.0-2.2, Hardmax x1.4-1.6; 3 rounds, in turns, 128 MiB); 7 lanes and more
+ * lost there (x0.67-0.92). */
+#define STACK_N4_SHORT 24
 #define STACK_PACKED8 256
 /* Eight-byte slices: 3 and 4 lanes up to STACK_N8 rows, 5 to 7 up to STACK_N8_WIDE, 8 up to 4.
  * Their other codes (the lanes, the dealt rows) ran slower there; in turns with them (3 rounds,
@@ -525,7 +530,8 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
                     !(p->esize == 2 && p->inner >= 5 && p->inner <= 7 && packed_fits(p, wide));
     jb.lanevecs = clmax_cpu_lanevecs_fits(p);
     jb.streamlanes = !jb.transposed && !jb.lanevecs && clmax_cpu_streamlanes_fits(p);
-    jb.stacked = stacked_fits(p);
+    jb.stacked = stacked_fits(p) || (p->esize == 4 && p->inner >= 5 && p->inner <= 6 &&
+                                     p->n <= STACK_N4_SHORT && !packed_fits(p, wide));
     if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
     jb.tile = jb.packed == NULL && tile_fits(p);
 
