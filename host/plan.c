@@ -47,7 +47,7 @@ static uint64_t wide_tile(const clmax_device_info *dev, uint64_t inner, size_t e
     return ceil_div(ceil_div(inner, tiles), 16) * 16;
 }
 
-/* Whole slices per work-item of SLICES_SHORT (kernels/rows_short.cl): as many as its key buffer
+/* Whole slices per work-item of SLICES_SHORT (kernels/slices_short.cl): as many as its key buffer
  * of CLMAX_SHORT_ROWS * CLMAX_SHORT_N holds, or one that goes through it in parts. */
 static uint64_t slices_per_item(uint64_t n, uint64_t inner)
 {

@@ -50,10 +50,10 @@ typedef enum clmax_kernel_kind {
  * (kernels/rows_short.cl PACKED_SLICE), the longer ones an element at a time. */
 #define CLMAX_PACKED_SLICE 32768
 /* ... and whole slices of rows of 1 to this many vectors of keys up to 32 bits
- * (kernels/rows_short.cl SLICE_VECS), a vector of lanes at a time. */
+ * (kernels/slices_short.cl SLICE_VECS), a vector of lanes at a time. */
 #define CLMAX_SLICE_VECS 4
 /* ... and Hardmax's one-hot of whole slices of fewer lanes than a vector along axes of at most
- * this many bytes a lane (kernels/rows_short.cl ONEHOT_AXIS), written by the kernel; the others
+ * this many bytes a lane (kernels/slices_short.cl ONEHOT_AXIS), written by the kernel; the others
  * go as their indices, then the fill and the ones. */
 #define CLMAX_ONEHOT_AXIS 32
 /* Hardmax's one-hot of ROWS_SHORT's rows of at most this many bytes is written by the kernel

@@ -1,7 +1,7 @@
 /* Work-group-parallel ArgMax along an axis, on ordered integer keys (DESIGN.md section 2).
  *
  * A program is this file, vec.cl (the CPU devices' vector helpers), then the kernel families:
- * rows_cpu.cl, rows_gpu.cl, rows_short.cl, strided.cl, combine.cl and util.cl
+ * rows_cpu.cl, rows_gpu.cl, rows_short.cl with slices_short.cl, strided.cl, combine.cl and util.cl
  * (host/opencl/cl_program.c). This file holds what every family uses: the defines and their
  * defaults, the keys, the pair order, the stores of an answer and the work-group tree.
  *

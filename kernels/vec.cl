@@ -1,5 +1,5 @@
-/* CPU devices: explicit vectors, shared by rows_cpu.cl, rows_short.cl and strided.cl (after
- * common.cl).
+/* CPU devices: explicit vectors, shared by rows_cpu.cl, rows_short.cl, slices_short.cl and
+ * strided.cl (after common.cl).
  * PoCL runs the work-items of a group one after another and vectorises only innermost loops, so
  * a kernel whose loop carries a dependency (the running best) runs scalar. These kernels keep VW
  * running (key, index) pairs in vector lanes instead: lane l sees every VW-th element (rows) or

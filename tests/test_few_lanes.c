@@ -100,7 +100,7 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
                           (n < 100 ? (3000 / (n * inner) + 47) / 8 * 8 : 40) + extra, &rng);
         }
     }
-    /* slices of 1 to 4 whole vectors of lanes (kernels/rows_short.cl, SLICES_SHORT on CPU
+    /* slices of 1 to 4 whole vectors of lanes (kernels/slices_short.cl, SLICES_SHORT on CPU
      * devices: 16 to 64 one- and two-byte lanes, 8 to 32 four-byte ones), whole ones in a work-
      * item's buffer (n * inner up to 1024) and the longer ones past it */
     static const int64_t vec_inners[] = {16, 32, 48, 64}, vec_lengths[] = {2, 3, 21, 64};

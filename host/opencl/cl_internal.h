@@ -54,7 +54,7 @@ enum {
     CLMAX_CL_FAMILY_UTIL,
     CLMAX_CL_NFAMILIES
 };
-#define CLMAX_CL_FAMILY_FILES 3 /* the most kernel files in one family's program */
+#define CLMAX_CL_FAMILY_FILES 4 /* the most kernel files in one family's program */
 
 /* The programs of one set of build options (type, tie rule, work-group size, output): each
  * family's built on first use of one of its kernels. */

@@ -24,7 +24,7 @@ extern const struct clmax_kernel_source clmax_kernel_sources[];
 static const char *const family_files[CLMAX_CL_NFAMILIES][CLMAX_CL_FAMILY_FILES] = {
     [CLMAX_CL_FAMILY_ROWS_CPU] = {"common", "vec", "rows_cpu"},
     [CLMAX_CL_FAMILY_ROWS_GPU] = {"common", "rows_gpu"},
-    [CLMAX_CL_FAMILY_ROWS_SHORT] = {"common", "vec", "rows_short"},
+    [CLMAX_CL_FAMILY_ROWS_SHORT] = {"common", "vec", "rows_short", "slices_short"},
     [CLMAX_CL_FAMILY_STRIDED] = {"common", "vec", "strided"},
     [CLMAX_CL_FAMILY_COMBINE] = {"common", "combine"},
     [CLMAX_CL_FAMILY_UTIL] = {"common", "util"},
