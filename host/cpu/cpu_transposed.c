@@ -2,14 +2,13 @@
  * [B, n, 2], one-byte [B, n, 4]) or of 64 (four-byte [B, n, 2], two-byte [B, n, 4], one-byte
  * [B, n, 8]) or of 128 (eight-byte [B, n, 2], four-byte [B, n, 4], two-byte [B, n, 8]) is one
  * word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3]), 64 (one-byte
- * [B, n, 5..7], two-byte [B, n, 3]) or 128 (four-byte [B, n, 3], two-byte [B, n, 5..7]) with zero
- * bytes after each row,
- * lanes whose winners are dropped. A group of b slices at a time, b = 32 / the word's bytes (8, 4
- * or 2): a vector of b row words is loaded from each slice (rows kb to kb + b - 1), a b x b
- * transpose of the words makes them b vectors each holding one row of all b slices, and each such
- * row vector goes through the keys and a running best and row index, lane by lane (a lane: one
- * element of one slice). The indices come out in the output's order (slice, lane): widened to int64
- * and put out through a buffer (clmax_cpu_put).
+ * [B, n, 5..7], two-byte [B, n, 3]) or 128 (four-byte [B, n, 3], two-byte [B, n, 5..7]) with
+ * zero bytes after each row, lanes whose winners are dropped. A group of b slices at a time (b = 8,
+ * 4 or 2: a vector's 32 bytes over the word's): a vector of b row words is loaded from each slice
+ * (rows kb to kb + b - 1), a b x b transpose of the words makes them b vectors each holding one row
+ * of all b slices, and each such row vector goes through the keys and a running best and row
+ * index, lane by lane (a lane: one element of one slice). The indices come out in the output's
+ * order (slice, lane): widened to int64 and put out through a buffer (clmax_cpu_put).
  *
  * Why: GCC vectorises such slices across slices only for 2, 4 or 8 rows (cpu_interleaved.c); the
  * others were dealt into rows (cpu_deal.c), each element moved on its own, then searched, or

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 /* Whether this code takes p's slices on this CPU (AVX2): inner 2 to 8 of a one-byte or a two-byte
- * type, 2 to 4 of a four-byte type, 2 of an eight-byte type; at least 2 rows
- * and at most TRANSPOSED_SLICE_MAX bytes a slice; [B, n, 2] of eight bytes on axes up to
+ * type, 2 to 4 of a four-byte type, 2 of an eight-byte type; at least 2 rows and at most
+ * TRANSPOSED_SLICE_MAX bytes a slice; [B, n, 2] of eight bytes on axes up to
  * TRANSPOSED_WIDE_N_MAX, rows of 12 bytes (spread to 16) up to TRANSPOSED_12_N_MAX, four-byte
  * [B, n, 4] up to TRANSPOSED_4X4_N_MAX. */
 #define TRANSPOSED_SLICE_MAX 256
