@@ -20,7 +20,8 @@
  * -> 0.70, [B, 12, 2] 0.36 -> 0.49; uint8 [B, 21, 8] 0.40 -> 0.88; spread: uint8 [B, 3, 2] 0.58 ->
  * 1.05, [B, 21, 3] 0.46 -> 0.77, [B, 32, 7] 0.39 -> 0.90, float16 [B, 3, 3] 0.59 -> 1.01,
  * [B, 21, 3] 0.40 -> 0.49; 16-byte rows: float64 [B, 3, 2] 0.59 -> 1.05, [B, 5, 2] 0.36 -> 0.63,
- * float32 [B, 3, 4] 0.52 -> 0.77, but float64 [B, 8..16, 2] x0.83-1.08 (TRANSPOSED_WIDE_N_MAX);
+ * float32 [B, 3, 4] 0.52 -> 0.77, float64 [B, 9..16, 2] x1.05-1.60 with the rows' count a
+ * constant for 12 and 16 (x0.83-1.08 before it was);
  * float32 [B, 2..12, 3] from the stacked rows x1.08-1.74 (0.39-0.49 -> 0.45-0.69), [B, 16, 3]
  * x0.82-0.86 (TRANSPOSED_12_N_MAX); 16-byte rows of narrower types up to the slice's 256 bytes,
  * float32 [B, 12..16, 4] x1.34-1.40 (0.52 -> 0.71-0.73) and float16 [B, 8..16, 8] x1.35-1.51.
@@ -476,9 +477,7 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
                       : p->esize == 4 ? in >= 2 && in <= 4
                                       : in == 2;
     const uint64_t rb = p->esize * in;
-    const uint64_t n_max = rb == 12 && p->esize == 4   ? TRANSPOSED_12_N_MAX
-                           : rb == 16 && p->esize == 8 ? TRANSPOSED_WIDE_N_MAX
-                                                       : UINT64_MAX;
+    const uint64_t n_max = rb == 12 && p->esize == 4 ? TRANSPOSED_12_N_MAX : UINT64_MAX;
     const uint64_t slice_max =
         rb == 16 && p->esize == 4 ? TRANSPOSED_4X4_N_MAX * rb : TRANSPOSED_SLICE_MAX;
     return shape && p->n >= 2 && p->n * rb <= slice_max && p->n <= n_max &&

@@ -9,11 +9,9 @@
 
 /* Whether this code takes p's slices on this CPU (AVX2): inner 2 to 8 of a one-byte or a two-byte
  * type, 2 to 4 of a four-byte type, 2 of an eight-byte type; at least 2 rows and at most
- * TRANSPOSED_SLICE_MAX bytes a slice; [B, n, 2] of eight bytes on axes up to
- * TRANSPOSED_WIDE_N_MAX, rows of 12 bytes (spread to 16) up to TRANSPOSED_12_N_MAX, four-byte
- * [B, n, 4] up to TRANSPOSED_4X4_N_MAX. */
+ * TRANSPOSED_SLICE_MAX bytes a slice; four-byte rows of 12 bytes (spread to 16) up to
+ * TRANSPOSED_12_N_MAX, four-byte [B, n, 4] up to TRANSPOSED_4X4_N_MAX. */
 #define TRANSPOSED_SLICE_MAX 256
-#define TRANSPOSED_WIDE_N_MAX 7
 #define TRANSPOSED_12_N_MAX 12
 #define TRANSPOSED_4X4_N_MAX 24 /* four-byte [B, n, 4]: a pair of slices of 384 bytes */
 int clmax_cpu_transposed_fits(const clmax_problem *p);
