@@ -212,8 +212,9 @@ static int packed_fits(const clmax_problem *p, int wide)
  * 12 lanes or more only up to 8 rows, two-byte ones of 16 up to 12 (Hardmax through their winners
  * lost past that); eight-byte slices as STACK_N8 says. One-byte slices of 24 to 48 lanes and
  * two-byte ones of 24 ran 0.13-0.31 of the limit before, 0.55-1.27 here on axes up to 32; one-byte
- * ones of 8 to 16 lanes at 0.03-0.13 up to the packed words' axes. */
-static int stacked_fits(const clmax_problem *p)
+ * ones of 8 to 16 lanes at 0.03-0.13 up to the packed words' axes. packs: whether the packed words
+ * fit p (they come after the stacked rows in run_unit). */
+static int stacked_fits(const clmax_problem *p, int packs)
 {
     const uint64_t vw = STACK_VECTOR / p->esize, nv = (p->inner + vw - 1) / vw, n = p->n;
     const uint64_t in = p->inner;
@@ -227,7 +228,7 @@ static int stacked_fits(const clmax_problem *p)
     case 2:
         return in < 16 ? n <= STACK_N : in == 16 ? n <= 12 : n <= 32;
     case 4:
-        return n <= (in < 12 ? STACK_N : 8);
+        return n <= (in < 12 ? STACK_N : 8) || (in <= 6 && n <= STACK_N4_SHORT && !packs);
     default: /* eight-byte slices: above */
         return 0;
     }
@@ -520,6 +521,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.fn = clmax_cpu_kernels(p->type, p->min, wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
+    const int packs = packed_fits(p, wide);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
     jb.interleaved = clmax_cpu_interleaved_fits(p->type, p->n, p->inner);
     /* Across slices ran faster for float [B, 2, 2] (x0.73 transposed, 5 rounds, in turns) and
@@ -527,12 +529,11 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
      * lanes where they fit (float16 [B, 25, 5] x0.75 and [B, 21, 6] x0.85 transposed) */
     jb.transposed = clmax_cpu_transposed_fits(p) &&
                     !(jb.interleaved && (p->n == 2 || p->inner * p->esize == 16)) &&
-                    !(p->esize == 2 && p->inner >= 5 && p->inner <= 7 && packed_fits(p, wide));
+                    !(p->esize == 2 && p->inner >= 5 && p->inner <= 7 && packs);
     jb.lanevecs = clmax_cpu_lanevecs_fits(p);
     jb.streamlanes = !jb.transposed && !jb.lanevecs && clmax_cpu_streamlanes_fits(p);
-    jb.stacked = stacked_fits(p) || (p->esize == 4 && p->inner >= 5 && p->inner <= 6 &&
-                                     p->n <= STACK_N4_SHORT && !packed_fits(p, wide));
-    if (packed_fits(p, wide)) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
+    jb.stacked = stacked_fits(p, packs);
+    if (packs) jb.packed = clmax_cpu_packed(p->type, p->min, wide);
     jb.tile = jb.packed == NULL && tile_fits(p);
 
     int threads = max_threads > MAX_THREADS ? MAX_THREADS : max_threads;

@@ -4,12 +4,12 @@
  * word; shorter rows are spread into words of 32 bits (one-byte [B, n, 2..3]), 64 (one-byte
  * [B, n, 5..7], two-byte [B, n, 3]) or 128 (four-byte [B, n, 3], two-byte [B, n, 5..7]) with
  * zero bytes after each row (rows of 12 and 14 bytes: the next row's bytes, no shuffle), lanes
- * whose winners are dropped. A group of b slices at a time (b = 8,
- * 4 or 2: a vector's 32 bytes over the word's): a vector of b row words is loaded from each slice
- * (rows kb to kb + b - 1), a b x b transpose of the words makes them b vectors each holding one row
- * of all b slices, and each such row vector goes through the keys and a running best and row
- * index, lane by lane (a lane: one element of one slice). The indices come out in the output's
- * order (slice, lane): widened to int64 and put out through a buffer (clmax_cpu_put).
+ * whose winners are dropped. A group of b slices at a time (b = 8, 4 or 2: a vector's 32 bytes
+ * over the word's): a vector of b row words is loaded from each slice (rows kb to kb + b - 1), a
+ * b x b transpose of the words makes them b vectors each holding one row of all b slices, and each
+ * such row vector goes through the keys and a running best and row index, lane by lane (a lane:
+ * one element of one slice). The indices come out in the output's order (slice, lane): widened to
+ * int64 and put out through a buffer (clmax_cpu_put).
  *
  * Why: GCC vectorises such slices across slices only for 2, 4 or 8 rows (cpu_interleaved.c); the
  * others were dealt into rows (cpu_deal.c), each element moved on its own, then searched, or
@@ -476,12 +476,12 @@ int clmax_cpu_transposed_fits(const clmax_problem *p)
                       : p->esize == 2 ? in >= 2 && in <= 8
                       : p->esize == 4 ? in >= 2 && in <= 4
                                       : in == 2;
-    const uint64_t rb = p->esize * in;
-    const uint64_t n_max = rb == 12 && p->esize == 4 ? TRANSPOSED_12_N_MAX : UINT64_MAX;
-    const uint64_t slice_max =
-        rb == 16 && p->esize == 4 ? TRANSPOSED_4X4_N_MAX * rb : TRANSPOSED_SLICE_MAX;
-    return shape && p->n >= 2 && p->n * rb <= slice_max && p->n <= n_max &&
-           clmax_cpu_has(CLMAX_CPU_AVX2);
+    if (!shape) return 0;
+    /* the most rows: a slice's TRANSPOSED_SLICE_MAX bytes, but four-byte rows of 3 and 4 lanes */
+    const uint64_t n_max = p->esize == 4 && in == 3   ? TRANSPOSED_12_N_MAX
+                           : p->esize == 4 && in == 4 ? TRANSPOSED_4X4_N_MAX
+                                                      : TRANSPOSED_SLICE_MAX / (p->esize * in);
+    return p->n >= 2 && p->n <= n_max && clmax_cpu_has(CLMAX_CPU_AVX2);
 }
 
 #else
