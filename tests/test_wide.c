@@ -19,7 +19,7 @@ typedef struct wide_case {
 /* Rows of 9000 to 70001 elements: 9 KiB (uint8) to 560 KiB (8-byte types). */
 static const wide_case cases[] = {
     {2, {300, 20011}, 0},    /* 1 to 3 tiles, the axis in 3 or 4 segments */
-    {3, {3, 200, 9000}, 1},  /* three slices, 1 or 2 tiles, 3 segments */
+    {3, {3, 200, 9000}, 1},  /* three slices, 1 or 2 tiles, 3 segments; CPU: lane blocks split */
     {2, {23, 70001}, 0},     /* 2 to 9 tiles, one segment, 2 rows after the steps of four */
     {3, {2, 130, 16400}, 1}, /* just over a 64 KiB tile for uint8, int16 / float16 tiles of 8208 */
 };

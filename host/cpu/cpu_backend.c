@@ -39,6 +39,7 @@
  * float16 and float32 slower. */
 #define SHORT_AXIS_N 4
 #define LANE_COUNT_SHORT 2048
+#define LINE_LANES(p) (64 / (p)->esize)
 #define STACK_LANES 256 /* lane blocks up to this size keep their state on the stack */
 /* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
@@ -498,6 +499,42 @@ static void zero_indices_streamed(void *arg, uint64_t begin, uint64_t end)
     clmax_stream_fence();
 }
 
+/* The shortest axis segment of a unit for the job's lane block (MIN_SEGMENT, SEGMENT_BYTES). */
+static uint64_t segment_min(const job *jb)
+{
+    const uint64_t block_row = jb->lane_block * jb->p->esize;
+    const uint64_t rows = (SEGMENT_BYTES + block_row - 1) / block_row;
+    return rows > MIN_SEGMENT ? MIN_SEGMENT : rows < 2 ? 2 : rows;
+}
+
+/* The shortest run of a row a lane block split for the threads' sake may leave: 2 KiB where a
+ * thread would idle, 4 KiB where the units are uneven (runs of 2 KiB lost to three units on two
+ * threads: [3, 1000, 1024] float32 x0.86-0.88, [3, 1000, 4096] uint8 x0.84-0.88), 8 KiB where
+ * the axis could be split into segments instead (runs of 4 KiB lost to them: [1, 32000, 4096]
+ * float16 x0.67; runs of 8 KiB and more beat them, float32 [1, 1000, 4096] x1.34-1.57). */
+static uint64_t lane_split_min(const job *jb, int threads)
+{
+    if (jb->p->n >= 2 * segment_min(jb)) return 8192;
+    return jb->row_units * jb->lane_units < (uint64_t)threads ? 2048 : 4096;
+}
+
+/* More than an eighth of the threads' time idle when they take `units` equal units in turns. */
+static int uneven(uint64_t units, int threads)
+{
+    uint64_t rounds = (units + (uint64_t)threads - 1) / (uint64_t)threads;
+    return rounds * (uint64_t)threads * 8 > units * 9;
+}
+
+/* Slices a unit: those of unit_elements, or one where a slice's lane block holds more. */
+static void plan_rows(job *jb, uint64_t unit_elements)
+{
+    const clmax_problem *p = jb->p;
+    uint64_t per_slice = p->n >= unit_elements ? unit_elements : p->n * jb->lane_block;
+    jb->rows_per_unit = per_slice >= unit_elements ? 1 : unit_elements / per_slice;
+    if (jb->rows_per_unit > p->outer) jb->rows_per_unit = p->outer;
+    jb->row_units = (p->outer + jb->rows_per_unit - 1) / jb->rows_per_unit;
+}
+
 /* The CPU path on at most max_threads threads (1: the calling thread alone, the pool untouched). */
 static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const void *x,
                                int64_t *idx, int max_threads)
@@ -556,17 +593,23 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
                  : unit_bytes < UNIT_BYTES_MIN ? UNIT_BYTES_MIN
                                                : unit_bytes;
     const uint64_t unit_elements = unit_bytes / p->esize;
-    uint64_t per_slice = p->n >= unit_elements ? unit_elements : p->n * jb.lane_block;
-    jb.rows_per_unit = per_slice >= unit_elements ? 1 : unit_elements / per_slice;
-    if (jb.rows_per_unit > p->outer) jb.rows_per_unit = p->outer;
-    jb.row_units = (p->outer + jb.rows_per_unit - 1) / jb.rows_per_unit;
+    plan_rows(&jb, unit_elements);
+    /* Units the threads cannot share evenly (one slice of [1, 1000, 4096] was one thread's):
+     * narrower lane blocks, each thread a share of every row, ahead of the axis's segments
+     * below, down to lane_split_min's runs. Not where the input fits the threads' L2 caches,
+     * which one thread read faster than two started. */
+    while (threads > 1 && uneven(jb.row_units * jb.lane_units, threads) &&
+           total * p->esize >= (uint64_t)threads * cpu_l2_bytes() &&
+           jb.lane_block * p->esize >= 2 * lane_split_min(&jb, threads)) {
+        jb.lane_block = (jb.lane_block / 2 + LINE_LANES(p) - 1) / LINE_LANES(p) * LINE_LANES(p);
+        jb.lane_units = (p->inner + jb.lane_block - 1) / jb.lane_block;
+        plan_rows(&jb, unit_elements);
+    }
 
     /* Split the axis when there are too few units to keep every thread busy. */
     jb.nseg = 1;
     uint64_t pairs = jb.row_units * jb.lane_units;
-    const uint64_t block_row = jb.lane_block * p->esize;
-    uint64_t seg_min = (SEGMENT_BYTES + block_row - 1) / block_row;
-    seg_min = seg_min > MIN_SEGMENT ? MIN_SEGMENT : seg_min < 2 ? 2 : seg_min;
+    const uint64_t seg_min = segment_min(&jb);
     if (threads > 1 && pairs < 2 * (uint64_t)threads && p->n >= 2 * seg_min) {
         jb.nseg = (4 * (uint64_t)threads + pairs - 1) / pairs;
         if (jb.nseg > p->n / seg_min) jb.nseg = p->n / seg_min;
