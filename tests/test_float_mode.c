@@ -1,10 +1,11 @@
-/* The CPU path's float code and the caller's floating-point mode (x86 MXCSR). Two loops compare
+/* The CPU path's float code and the caller's floating-point mode (x86 MXCSR). Three codes compare
  * floats with the CPU's own compares instead of integer keys: float32 short rows
- * (host/cpu/cpu_short_simd.c) and float32 / float64 lanes along a strided axis
- * (host/cpu/cpu_flanes.c). They may only do so in the default mode, and must fall back to the keys
- * in any other: with denormals-are-zero on, a compare reads every denormal as zero, while the
- * contract orders them by value; with the invalid exception unmasked, a compare of a NaN traps
- * (SIGFPE). In the default mode the exception flags a compare raises are cleared again.
+ * (host/cpu/cpu_short_simd.c), float32 / float64 lanes along a strided axis
+ * (host/cpu/cpu_flanes.c) and their slices of a few lanes (host/cpu/cpu_slots.c). They may only do
+ * so in the default mode, and must fall back to the keys in any other: with denormals-are-zero on,
+ * a compare reads every denormal as zero, while the contract orders them by value; with the
+ * invalid exception unmasked, a compare of a NaN traps (SIGFPE). In the default mode the exception
+ * flags a compare raises are cleared again.
  *
  * Each case runs ArgMax and ArgMin, both tie rules, with the calling thread's MXCSR set to the
  * mode under test during the calls only, on one thread (so the calls run on the calling thread),
@@ -32,9 +33,21 @@ typedef struct shape {
 /* Short rows for every row length the float32 vector code is compiled for; lanes along axis 0 and
  * a middle axis, with axis lengths that leave 0 to 3 rows after the steps of four. */
 static const shape shapes[] = {
-    {2, {67, 8}, -1},   {2, {67, 13}, -1},    {2, {67, 16}, -1},  {2, {67, 24}, -1},
-    {2, {67, 32}, -1},  {2, {13, 67}, 0},     {2, {4, 300}, 0},   {2, {1, 9}, 0},
-    {3, {3, 6, 40}, 1}, {3, {2, 7, 1030}, 1}, {3, {5, 2, 33}, 1},
+    {2, {67, 8}, -1},
+    {2, {67, 13}, -1},
+    {2, {67, 16}, -1},
+    {2, {67, 24}, -1},
+    {2, {67, 32}, -1},
+    {2, {13, 67}, 0},
+    {2, {4, 300}, 0},
+    {2, {1, 9}, 0},
+    {3, {3, 6, 40}, 1},
+    {3, {2, 7, 1030}, 1},
+    {3, {5, 2, 33}, 1},
+    /* slices of a few lanes in 512-bit slots (cpu_slots.c): 16-, 32- and 64-byte slots */
+    {3, {9, 5, 3}, 1},
+    {3, {6, 7, 6}, 1},
+    {3, {5, 4, 12}, 1},
 };
 
 static void float_mode_case(clmax_type type, unsigned csr_set, gen_fn gen, uint64_t seed)

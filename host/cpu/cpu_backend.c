@@ -12,6 +12,7 @@
 #include "cpu_features.h"
 #include "cpu_kernels.h"
 #include "cpu_interleaved.h"
+#include "cpu_slots.h"
 #include "cpu_transposed.h"
 #include "cpu_short.h"
 #include "keys.h"
@@ -154,6 +155,7 @@ typedef struct job {
     type_fns fn;
     int deal;        /* whole slices run dealt into rows (cpu_deal.c) */
     int interleaved; /* whole slices vectorised across slices (cpu_interleaved.c) */
+    int slots;       /* whole float slices of a few lanes in 512-bit slots (cpu_slots.c) */
     int transposed;  /* whole slices of short rows, transposed (cpu_transposed.c) */
     int streamlanes; /* one- and two-byte slices as one stream of vectors (cpu_streamlanes.c) */
     int lanevecs;    /* one-byte slices of 16 to 64 lanes, vectors of lanes (cpu_lanevecs.c) */
@@ -390,11 +392,17 @@ static void run_unit(job *jb, uint64_t u, int t)
         }
         return;
     }
-    /* Whole slices, the codes in the order tried. The transposed slices and the one-byte streams
-     * came last and take theirs first (x1.3-2.7 on their shapes); the figures of the fits
-     * functions below them were measured before, and still choose where those two do not fit:
-     * slices past TRANSPOSED_SLICE_MAX bytes of types wider than a byte, other `inner`s, and CPUs
-     * without AVX2. */
+    /* Whole slices, the codes in the order tried. The float slots (512-bit vectors), the
+     * transposed slices and the one-byte streams came last and take theirs first (x1.1-2.7 on
+     * their shapes); the figures of the fits functions below them were measured before, and still
+     * choose where those do not fit: slices past TRANSPOSED_SLICE_MAX bytes of types wider than a
+     * byte, other `inner`s, and CPUs without AVX-512 or AVX2. */
+    if (jb->slots && jb->nseg == 1) {
+        const uint64_t sl = p->n * p->inner * p->esize;
+        if (clmax_cpu_slots(p, jb->x + o0 * sl, o1 - o0, jb->stream, jb->fn.lanes,
+                            jb->idx + o0 * p->inner))
+            return;
+    }
     if (jb->transposed && jb->nseg == 1) {
         const uint64_t sl = p->n * p->inner * p->esize;
         clmax_cpu_transposed(p, jb->x + o0 * sl, o1 - o0, (p->outer - o0) * sl, jb->stream,
@@ -567,6 +575,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.transposed = clmax_cpu_transposed_fits(p) &&
                     !(jb.interleaved && (p->n == 2 || p->inner * p->esize == 16)) &&
                     !(p->esize == 2 && p->inner >= 5 && p->inner <= 7 && packs);
+    jb.slots = clmax_cpu_slots_fits(p, wide);
     jb.lanevecs = clmax_cpu_lanevecs_fits(p);
     jb.streamlanes = !jb.transposed && !jb.lanevecs && clmax_cpu_streamlanes_fits(p);
     jb.stacked = stacked_fits(p, packs);
