@@ -106,9 +106,12 @@ static void float_mode_case(clmax_type type, unsigned csr_set, gen_fn gen, uint6
     clmax_context_destroy(ctx);
 }
 
-static void put(clmax_type type, void *x, uint64_t e, uint64_t bits32, uint64_t bits64)
+static void put(clmax_type type, void *x, uint64_t e, uint64_t bits16, uint64_t bits32,
+                uint64_t bits64)
 {
-    if (type == CLMAX_TYPE_FLOAT32)
+    if (type == CLMAX_TYPE_FLOAT16)
+        ((uint16_t *)x)[e] = (uint16_t)bits16;
+    else if (type == CLMAX_TYPE_FLOAT32)
         ((uint32_t *)x)[e] = (uint32_t)bits32;
     else
         ((uint64_t *)x)[e] = bits64;
@@ -119,9 +122,11 @@ static void gen_denormals(clmax_type type, void *x, uint64_t count, test_rng *rn
 {
     for (uint64_t e = 0; e < count; e++) {
         int neg = (int)rng_below(rng, 2), zero = rng_below(rng, 8) == 0;
+        uint64_t m16 = zero ? 0 : 1 + rng_below(rng, 0x3FF);
         uint64_t m32 = zero ? 0 : 1 + rng_below(rng, 0x7FFFFF);
         uint64_t m64 = zero ? 0 : 1 + rng_below(rng, 0xFFFFFFFFFFFFEull);
-        put(type, x, e, (neg ? 0x80000000u : 0) | m32, (neg ? 0x8000000000000000ull : 0) | m64);
+        put(type, x, e, (neg ? 0x8000u : 0) | m16, (neg ? 0x80000000u : 0) | m32,
+            (neg ? 0x8000000000000000ull : 0) | m64);
     }
 }
 
@@ -129,16 +134,17 @@ static void gen_denormals(clmax_type type, void *x, uint64_t count, test_rng *rn
  * about one element in forty. */
 static void gen_nans(clmax_type type, void *x, uint64_t count, test_rng *rng)
 {
+    static const uint16_t nans16[] = {0x7E00u, 0xFE01u, 0x7C01u, 0xFD23u};
     static const uint32_t nans32[] = {0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0xFF812345u};
     static const uint64_t nans64[] = {0x7FF8000000000000ull, 0xFFF8000000000001ull,
                                       0x7FF0000000000001ull, 0xFFF0000000012345ull};
     for (uint64_t e = 0; e < count; e++) {
         if (rng_below(rng, 40) == 0) {
             size_t k = (size_t)rng_below(rng, 4);
-            put(type, x, e, nans32[k], nans64[k]);
+            put(type, x, e, nans16[k], nans32[k], nans64[k]);
         } else {
             uint64_t v = rng_below(rng, 1000);
-            put(type, x, e, 0x3F800000u + v, 0x3FF0000000000000ull + (v << 29));
+            put(type, x, e, 0x3C00u + v, 0x3F800000u + v, 0x3FF0000000000000ull + (v << 29));
         }
     }
 }
@@ -146,6 +152,8 @@ static void gen_nans(clmax_type type, void *x, uint64_t count, test_rng *rng)
 /* Ties everywhere: zeros of both signs, infinities, denormals, and a few other values. */
 static void gen_ties(clmax_type type, void *x, uint64_t count, test_rng *rng)
 {
+    static const uint16_t v16[] = {0x0000u, 0x8000u, 0x7C00u, 0xFC00u,
+                                   0x0001u, 0x8001u, 0x3C00u, 0xBC00u};
     static const uint32_t v32[] = {0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u,
                                    0x00000001u, 0x80000001u, 0x3F800000u, 0xBF800000u};
     static const uint64_t v64[] = {
@@ -155,7 +163,7 @@ static void gen_ties(clmax_type type, void *x, uint64_t count, test_rng *rng)
     uint64_t choices = 2 + rng_below(rng, 7);
     for (uint64_t e = 0; e < count; e++) {
         size_t k = (size_t)rng_below(rng, choices);
-        put(type, x, e, v32[k], v64[k]);
+        put(type, x, e, v16[k], v32[k], v64[k]);
     }
 }
 
@@ -180,6 +188,7 @@ static void gen_ties(clmax_type type, void *x, uint64_t count, test_rng *rng)
     {                                                                                              \
         float_mode_case(type, _mm_getcsr() & ~MXCSR_FLAGS, gen_ties, 7303);                        \
     }
+FLOAT_MODE_TESTS(float16, CLMAX_TYPE_FLOAT16)
 FLOAT_MODE_TESTS(float32, CLMAX_TYPE_FLOAT32)
 FLOAT_MODE_TESTS(float64, CLMAX_TYPE_FLOAT64)
 #endif

@@ -1,11 +1,11 @@
-/* ArgMax and ArgMin on the CPU path of float32 slices of 3 to 16 lanes and float64 ones of 2 to 8,
- * in 512-bit vectors: a slot of 16, 32 or 64 bytes holds one row of one slice (the lanes past the
- * row's zero), so that a vector holds row j of 4, 2 or 1 slices side by side, loaded by masked
- * loads (nothing past a row is read) and compared as floats, with a running best and row index a
- * position. The floats' own compares order values as the keys do but for NaN (+0 and -0 equal,
- * denormals by value in the default float mode), so a group of slices that meets a NaN is
- * searched again by the type's lanes code. The winners are the index vector's positions that
- * hold a lane, compressed and widened to int64.
+/* ArgMax and ArgMin on the CPU path of float32 and float16 slices of 3 to 16 lanes and float64 ones
+ * of 2 to 8, in 512-bit vectors (float16 widened to float32, which is exact): a slot of 16, 32 or
+ * 64 bytes holds one row of one slice (the lanes past the row's zero), so that a vector holds row j
+ * of 4, 2 or 1 slices side by side, loaded by masked loads (nothing past a row is read) and
+ * compared as floats, with a running best and row index a position. The floats' own compares order
+ * values as the keys do but for NaN (+0 and -0 equal, denormals by value in the default float
+ * mode), so a group of slices that meets a NaN is searched again by the type's lanes code. The
+ * winners are the index vector's positions that hold a lane, compressed and widened to int64.
  *
  * Why: the transposed slices (cpu_transposed.c, AVX2) turn every element into its key, a few
  * vector operations, and the longer slices went to codes that read a slice at a time, where PoCL's
@@ -32,11 +32,20 @@
 #define SLOTS_F32_N4 40
 #define SLOTS_F32_N16 100
 #define SLOTS_F64_N 256
+/* float16, widened to float32 in the slots (a conversion a row a slice): of 3 lanes up to 5 rows
+ * (x1.02-1.25 at 2 to 5, x0.98-1.06 at 8 to 32), of 5 to 8 up to 21 (x1.03-1.43, x0.73-0.90 at 64
+ * and more), of 9 to 16 up to 16 (x1.03-1.49, x0.84-0.97 at 21 and more); not of 2 (x0.38-0.72
+ * everywhere: four slices of two lanes a vector) nor of 4 (x0.91-0.95 on 2 to 5 rows, against
+ * the transposed rows of 8 bytes). */
+#define SLOTS_F16_N3 5
+#define SLOTS_F16_N 21
+#define SLOTS_F16_N16 16
 
 #pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vl,avx2")
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx2,f16c")
 
 enum { OP_GT, OP_GE, OP_LT, OP_LE }; /* a row replaces the best: ArgMax first, last; ArgMin */
+enum { KIND_F32, KIND_F64, KIND_F16 };
 
 /* Row j of 4 slices (stride bytes apart) from r, each in a 16-byte slot; k: a row's 32-bit words */
 static inline __attribute__((always_inline)) __m512i rows16(const char *r, uint64_t stride,
@@ -93,18 +102,44 @@ static inline __attribute__((always_inline)) __mmask8 cmp_pd(__m512d v, __m512d 
 
 /* One group of float32 slices from x (n rows of rb bytes, slices stride bytes apart): 16 int64
  * into o, the kept positions (keep) first; 0 if a NaN was met. */
+/* Row j of float16 slices, each row widened to float32 in its slot (sb: the float32 slot's bytes);
+ * k: a row's halves. The widening is exact, so float32 compares order them as float16 ones. */
+static inline __attribute__((always_inline)) __m512 rows_f16(const char *r, uint64_t stride,
+                                                             __mmask16 k, const int sb)
+{
+    if (sb == 64) return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, r));
+    if (sb == 32) {
+        const __m512d lo = _mm512_castpd256_pd512(
+            _mm256_castps_pd(_mm256_cvtph_ps(_mm_maskz_loadu_epi16((__mmask8)k, r))));
+        return _mm512_castpd_ps(_mm512_insertf64x4(
+            lo, _mm256_castps_pd(_mm256_cvtph_ps(_mm_maskz_loadu_epi16((__mmask8)k, r + stride))),
+            1));
+    }
+    __m512 v = _mm512_castps128_ps512(_mm_cvtph_ps(_mm_maskz_loadu_epi16((__mmask8)k, r)));
+    v = _mm512_insertf32x4(v, _mm_cvtph_ps(_mm_maskz_loadu_epi16((__mmask8)k, r + stride)), 1);
+    v = _mm512_insertf32x4(v, _mm_cvtph_ps(_mm_maskz_loadu_epi16((__mmask8)k, r + 2 * stride)), 2);
+    return _mm512_insertf32x4(v, _mm_cvtph_ps(_mm_maskz_loadu_epi16((__mmask8)k, r + 3 * stride)),
+                              3);
+}
+
+static inline __attribute__((always_inline)) __m512
+rows_ps(const char *r, uint64_t stride, __mmask16 k, const int sb, const int half)
+{
+    return half ? rows_f16(r, stride, k, sb) : _mm512_castsi512_ps(rows(r, stride, k, sb));
+}
+
 static inline __attribute__((always_inline)) int group_f32(const char *x, uint64_t stride,
                                                            uint64_t n, uint64_t rb, __mmask16 k,
                                                            __mmask16 keep, int64_t *o, const int sb,
-                                                           const int op)
+                                                           const int op, const int half)
 {
-    __m512 b = _mm512_castsi512_ps(rows(x, stride, k, sb));
+    __m512 b = rows_ps(x, stride, k, sb, half);
     __mmask16 nan = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
     __m512i bi = _mm512_setzero_si512(), jv = bi;
     const __m512i one = _mm512_set1_epi32(1);
     for (uint64_t j = 1; j < n; j++) {
         x += rb;
-        const __m512 v = _mm512_castsi512_ps(rows(x, stride, k, sb));
+        const __m512 v = rows_ps(x, stride, k, sb, half);
         jv = _mm512_add_epi32(jv, one);
         const __mmask16 m = cmp_ps(v, b, op);
         nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q));
@@ -146,13 +181,14 @@ static inline __attribute__((always_inline)) int group_f64(const char *x, uint64
  * through the lanes code, one slice at a time. */
 static inline __attribute__((always_inline)) void run(const clmax_problem *p, const char *x,
                                                       uint64_t slices, int stream, lanes_fn lanes,
-                                                      int64_t *out, const int f64, const int sb,
+                                                      int64_t *out, const int kind, const int sb,
                                                       const int op)
 {
     const uint64_t in = p->inner, rb = in * p->esize, sl = p->n * rb, g = 64 / (uint64_t)sb;
     const uint64_t per = g * in; /* winners a group */
-    const __mmask16 k = (__mmask16)((1u << (rb / 4)) - 1);
-    const uint64_t slot = (uint64_t)sb / p->esize; /* positions a slot */
+    /* a row's 32-bit words, or its halves; the float32 or float64 positions of a slot */
+    const __mmask16 k = (__mmask16)((1u << (kind == KIND_F16 ? in : rb / 4)) - 1);
+    const uint64_t slot = (uint64_t)sb / (kind == KIND_F64 ? 8 : 4);
     unsigned keep = 0;
     for (uint64_t s = 0; s < g; s++)
         keep |= ((1u << in) - 1) << (s * slot);
@@ -163,10 +199,11 @@ static inline __attribute__((always_inline)) void run(const clmax_problem *p, co
         const char *xs = x + s * sl;
         clmax_cpu_pf(&pf, xs + g * sl);
         int ok = s + g <= slices;
-        if (ok && f64)
+        if (ok && kind == KIND_F64)
             ok = group_f64(xs, sl, p->n, rb, k, (__mmask8)keep, buf + pos, sb, op);
         else if (ok)
-            ok = group_f32(xs, sl, p->n, rb, k, (__mmask16)keep, buf + pos, sb, op);
+            ok = group_f32(xs, sl, p->n, rb, k, (__mmask16)keep, buf + pos, sb, op,
+                           kind == KIND_F16);
         if (ok) {
             pos += per;
             s += g;
@@ -189,37 +226,49 @@ static inline __attribute__((always_inline)) void run(const clmax_problem *p, co
 }
 
 /* One function a (type, slot, rule), the rule and the slot constants in its loop. */
-#define SLOTS_FN(name, f64, sb, op)                                                                \
+#define SLOTS_FN(name, kind, sb, op)                                                               \
     static __attribute__((noinline)) void name(const clmax_problem *p, const char *x,              \
                                                uint64_t slices, int stream, lanes_fn lanes,        \
                                                int64_t *out)                                       \
     {                                                                                              \
-        run(p, x, slices, stream, lanes, out, f64, sb, op);                                        \
+        run(p, x, slices, stream, lanes, out, kind, sb, op);                                       \
     }
-SLOTS_FN(f32_16_gt, 0, 16, OP_GT)
-SLOTS_FN(f32_16_ge, 0, 16, OP_GE)
-SLOTS_FN(f32_16_lt, 0, 16, OP_LT)
-SLOTS_FN(f32_16_le, 0, 16, OP_LE)
-SLOTS_FN(f32_32_gt, 0, 32, OP_GT)
-SLOTS_FN(f32_32_ge, 0, 32, OP_GE)
-SLOTS_FN(f32_32_lt, 0, 32, OP_LT)
-SLOTS_FN(f32_32_le, 0, 32, OP_LE)
-SLOTS_FN(f32_64_gt, 0, 64, OP_GT)
-SLOTS_FN(f32_64_ge, 0, 64, OP_GE)
-SLOTS_FN(f32_64_lt, 0, 64, OP_LT)
-SLOTS_FN(f32_64_le, 0, 64, OP_LE)
-SLOTS_FN(f64_16_gt, 1, 16, OP_GT)
-SLOTS_FN(f64_16_ge, 1, 16, OP_GE)
-SLOTS_FN(f64_16_lt, 1, 16, OP_LT)
-SLOTS_FN(f64_16_le, 1, 16, OP_LE)
-SLOTS_FN(f64_32_gt, 1, 32, OP_GT)
-SLOTS_FN(f64_32_ge, 1, 32, OP_GE)
-SLOTS_FN(f64_32_lt, 1, 32, OP_LT)
-SLOTS_FN(f64_32_le, 1, 32, OP_LE)
-SLOTS_FN(f64_64_gt, 1, 64, OP_GT)
-SLOTS_FN(f64_64_ge, 1, 64, OP_GE)
-SLOTS_FN(f64_64_lt, 1, 64, OP_LT)
-SLOTS_FN(f64_64_le, 1, 64, OP_LE)
+SLOTS_FN(f32_16_gt, KIND_F32, 16, OP_GT)
+SLOTS_FN(f32_16_ge, KIND_F32, 16, OP_GE)
+SLOTS_FN(f32_16_lt, KIND_F32, 16, OP_LT)
+SLOTS_FN(f32_16_le, KIND_F32, 16, OP_LE)
+SLOTS_FN(f32_32_gt, KIND_F32, 32, OP_GT)
+SLOTS_FN(f32_32_ge, KIND_F32, 32, OP_GE)
+SLOTS_FN(f32_32_lt, KIND_F32, 32, OP_LT)
+SLOTS_FN(f32_32_le, KIND_F32, 32, OP_LE)
+SLOTS_FN(f32_64_gt, KIND_F32, 64, OP_GT)
+SLOTS_FN(f32_64_ge, KIND_F32, 64, OP_GE)
+SLOTS_FN(f32_64_lt, KIND_F32, 64, OP_LT)
+SLOTS_FN(f32_64_le, KIND_F32, 64, OP_LE)
+SLOTS_FN(f64_16_gt, KIND_F64, 16, OP_GT)
+SLOTS_FN(f64_16_ge, KIND_F64, 16, OP_GE)
+SLOTS_FN(f64_16_lt, KIND_F64, 16, OP_LT)
+SLOTS_FN(f64_16_le, KIND_F64, 16, OP_LE)
+SLOTS_FN(f64_32_gt, KIND_F64, 32, OP_GT)
+SLOTS_FN(f64_32_ge, KIND_F64, 32, OP_GE)
+SLOTS_FN(f64_32_lt, KIND_F64, 32, OP_LT)
+SLOTS_FN(f64_32_le, KIND_F64, 32, OP_LE)
+SLOTS_FN(f64_64_gt, KIND_F64, 64, OP_GT)
+SLOTS_FN(f64_64_ge, KIND_F64, 64, OP_GE)
+SLOTS_FN(f64_64_lt, KIND_F64, 64, OP_LT)
+SLOTS_FN(f64_64_le, KIND_F64, 64, OP_LE)
+SLOTS_FN(f16_16_gt, KIND_F16, 16, OP_GT)
+SLOTS_FN(f16_16_ge, KIND_F16, 16, OP_GE)
+SLOTS_FN(f16_16_lt, KIND_F16, 16, OP_LT)
+SLOTS_FN(f16_16_le, KIND_F16, 16, OP_LE)
+SLOTS_FN(f16_32_gt, KIND_F16, 32, OP_GT)
+SLOTS_FN(f16_32_ge, KIND_F16, 32, OP_GE)
+SLOTS_FN(f16_32_lt, KIND_F16, 32, OP_LT)
+SLOTS_FN(f16_32_le, KIND_F16, 32, OP_LE)
+SLOTS_FN(f16_64_gt, KIND_F16, 64, OP_GT)
+SLOTS_FN(f16_64_ge, KIND_F16, 64, OP_GE)
+SLOTS_FN(f16_64_lt, KIND_F16, 64, OP_LT)
+SLOTS_FN(f16_64_le, KIND_F16, 64, OP_LE)
 
 #pragma GCC pop_options
 
@@ -234,6 +283,11 @@ int clmax_cpu_slots_fits(const clmax_problem *p, int wide)
                         : p->inner <= 8 ? SLOTS_F32_N
                                         : SLOTS_F32_N16);
     if (p->type == CLMAX_TYPE_FLOAT64) return p->inner >= 2 && p->inner <= 8 && p->n <= SLOTS_F64_N;
+    if (p->type == CLMAX_TYPE_FLOAT16)
+        return p->inner >= 3 && p->inner <= 16 && p->inner != 4 &&
+               p->n <= (p->inner == 3   ? SLOTS_F16_N3
+                        : p->inner <= 8 ? SLOTS_F16_N
+                                        : SLOTS_F16_N16);
     return 0;
 }
 
@@ -241,18 +295,23 @@ int clmax_cpu_slots(const clmax_problem *p, const void *x, uint64_t slices, int 
                     lanes_fn lanes, int64_t *out)
 {
     if ((_mm_getcsr() & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK) return 0;
-    static const slots_fn fns[2][3][4] = {
+    static const slots_fn fns[3][3][4] = {
         {{f32_16_gt, f32_16_ge, f32_16_lt, f32_16_le},
          {f32_32_gt, f32_32_ge, f32_32_lt, f32_32_le},
          {f32_64_gt, f32_64_ge, f32_64_lt, f32_64_le}},
         {{f64_16_gt, f64_16_ge, f64_16_lt, f64_16_le},
          {f64_32_gt, f64_32_ge, f64_32_lt, f64_32_le},
          {f64_64_gt, f64_64_ge, f64_64_lt, f64_64_le}},
+        {{f16_16_gt, f16_16_ge, f16_16_lt, f16_16_le},
+         {f16_32_gt, f16_32_ge, f16_32_lt, f16_32_le},
+         {f16_64_gt, f16_64_ge, f16_64_lt, f16_64_le}},
     };
-    const uint64_t rb = p->inner * p->esize;
-    fns[p->esize == 8][rb <= 16   ? 0
-                       : rb <= 32 ? 1
-                                  : 2][2 * p->min + p->last](p, x, slices, stream, lanes, out);
+    const int kind = p->esize == 8 ? KIND_F64 : p->esize == 2 ? KIND_F16 : KIND_F32;
+    /* the slot's bytes in the vector: float16 rows widened to float32 */
+    const uint64_t rb = p->inner * (kind == KIND_F16 ? 4 : p->esize);
+    fns[kind][rb <= 16   ? 0
+              : rb <= 32 ? 1
+                         : 2][2 * p->min + p->last](p, x, slices, stream, lanes, out);
     return 1;
 }
 

@@ -1,5 +1,5 @@
-/* ArgMax and ArgMin on the CPU path of float32 and float64 slices of a few lanes, each slice's row
- * in a slot of a 512-bit vector, compared as floats (cpu_slots.c). */
+/* ArgMax and ArgMin on the CPU path of float16, float32 and float64 slices of a few lanes, each
+ * slice's row in a slot of a 512-bit vector, compared as floats (cpu_slots.c). */
 #ifndef CLMAX_CPU_SLOTS_H
 #define CLMAX_CPU_SLOTS_H
 
