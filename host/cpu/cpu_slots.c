@@ -1,6 +1,7 @@
 /* ArgMax and ArgMin on the CPU path of float32 and float16 slices of 3 to 16 lanes and float64 ones
- * of 2 to 8, in 512-bit vectors (float16 widened to float32, which is exact): a slot of 16, 32 or
- * 64 bytes holds one row of one slice (the lanes past the row's zero), so that a vector holds row j
+ * of 2 to 16, in 512-bit vectors (float16 widened to float32, which is exact): a slot of 16, 32 or
+ * 64 bytes holds one row of one slice (float64 rows of 9 to 16 lanes: two vectors; the lanes past
+ * the row's zero), so that a vector holds row j
  * of 4, 2 or 1 slices side by side, loaded by masked loads (nothing past a row is read) and
  * compared as floats, with a running best and row index a position. The floats' own compares order
  * values as the keys do but for NaN (+0 and -0 equal, denormals by value in the default float
@@ -13,7 +14,8 @@
  * with those codes (3 rounds, 128 MiB, clmax-bench --sweep --backend=cpu, ratio of the limit):
  * float32 [B, 2..32, 3] 0.48-0.72 -> 0.88-1.07, [B, 2..32, 7] x1.20-1.66, [B, 2..100, 12..16]
  * x1.07-1.56; float64 [B, 2..100, 2] x1.15-2.04, [B, 2..100, 3..4] x1.3-2.2 (0.43-0.65 ->
- * 0.77-1.2), [B, 2..100, 5..8] x1.76-2.60 (0.41-0.63 -> 0.92-1.20). Without the prefetch cursor
+ * 0.77-1.2), [B, 2..100, 5..8] x1.76-2.60 (0.41-0.63 -> 0.92-1.20), [B, 2..256, 9..16]
+ * x1.12-2.62 (0.36-0.80 -> 0.76-1.03). Without the prefetch cursor
  * (clmax_cpu_pf) the loads waited on memory: float32 [B, 21..64, 3] ran at 0.43-0.47. */
 #include "cpu_slots.h"
 
@@ -27,7 +29,7 @@
 /* The longest axes taken, from the codes before (in turns, 3 rounds, 128 MiB, clmax-bench --sweep
  * --backend=cpu): float32 of 3 to 8 lanes up to 64 rows (x1.06-2.10 at 40 to 64, x0.65-0.95 at
  * 128 to 1000) but of 4 lanes up to 40 (x0.88-0.98 at 48 to 64), of 9 to 16 up to 100 (x0.86-0.97
- * at 256); float64 up to 256 (x0.86 at [B, 1000, 3]). */
+ * at 256); float64 up to 256 (x0.86 at [B, 1000, 3], x0.84-0.96 at [B, 1000..4096, 9..16]). */
 #define SLOTS_F32_N 64
 #define SLOTS_F32_N4 40
 #define SLOTS_F32_N16 100
@@ -177,14 +179,43 @@ static inline __attribute__((always_inline)) int group_f64(const char *x, uint64
     return 1;
 }
 
-/* The slices, a group of 64 / sb at a time; the last ones and those of a group that met a NaN
- * through the lanes code, one slice at a time. */
+/* One float64 slice of 9 to 16 lanes, a row two vectors (k2: the second's lanes): 16 int64 into o,
+ * its lanes' winners first; 0 if a NaN was met. */
+static inline __attribute__((always_inline)) int group_f64x2(const char *x, uint64_t n, uint64_t rb,
+                                                             __mmask8 k2, int64_t *o, const int op)
+{
+    __m512d b0 = _mm512_loadu_pd(x), b1 = _mm512_maskz_loadu_pd(k2, x + 64);
+    __mmask8 nan = (__mmask8)(_mm512_cmp_pd_mask(b0, b0, _CMP_UNORD_Q) |
+                              _mm512_cmp_pd_mask(b1, b1, _CMP_UNORD_Q));
+    __m512i i0 = _mm512_setzero_si512(), i1 = i0, jv = i0;
+    const __m512i one = _mm512_set1_epi64(1);
+    for (uint64_t j = 1; j < n; j++) {
+        x += rb;
+        const __m512d v0 = _mm512_loadu_pd(x), v1 = _mm512_maskz_loadu_pd(k2, x + 64);
+        jv = _mm512_add_epi64(jv, one);
+        const __mmask8 m0 = cmp_pd(v0, b0, op), m1 = cmp_pd(v1, b1, op);
+        nan = (__mmask8)(nan | _mm512_cmp_pd_mask(v0, v0, _CMP_UNORD_Q) |
+                         _mm512_cmp_pd_mask(v1, v1, _CMP_UNORD_Q));
+        b0 = _mm512_mask_mov_pd(b0, m0, v0);
+        b1 = _mm512_mask_mov_pd(b1, m1, v1);
+        i0 = _mm512_mask_mov_epi64(i0, m0, jv);
+        i1 = _mm512_mask_mov_epi64(i1, m1, jv);
+    }
+    if (nan) return 0;
+    _mm512_storeu_si512(o, i0);
+    _mm512_storeu_si512(o + 8, i1);
+    return 1;
+}
+
+/* The slices, a group of 64 / sb at a time (one where a row is two vectors, sb 128); the last ones
+ * and those of a group that met a NaN through the lanes code, one slice at a time. */
 static inline __attribute__((always_inline)) void run(const clmax_problem *p, const char *x,
                                                       uint64_t slices, int stream, lanes_fn lanes,
                                                       int64_t *out, const int kind, const int sb,
                                                       const int op)
 {
-    const uint64_t in = p->inner, rb = in * p->esize, sl = p->n * rb, g = 64 / (uint64_t)sb;
+    const uint64_t in = p->inner, rb = in * p->esize, sl = p->n * rb;
+    const uint64_t g = sb >= 64 ? 1 : 64 / (uint64_t)sb;
     const uint64_t per = g * in; /* winners a group */
     /* a row's 32-bit words, or its halves; the float32 or float64 positions of a slot */
     const __mmask16 k = (__mmask16)((1u << (kind == KIND_F16 ? in : rb / 4)) - 1);
@@ -199,7 +230,9 @@ static inline __attribute__((always_inline)) void run(const clmax_problem *p, co
         const char *xs = x + s * sl;
         clmax_cpu_pf(&pf, xs + g * sl);
         int ok = s + g <= slices;
-        if (ok && kind == KIND_F64)
+        if (ok && sb == 128)
+            ok = group_f64x2(xs, p->n, rb, (__mmask8)((1u << (in - 8)) - 1), buf + pos, op);
+        else if (ok && kind == KIND_F64)
             ok = group_f64(xs, sl, p->n, rb, k, (__mmask8)keep, buf + pos, sb, op);
         else if (ok)
             ok = group_f32(xs, sl, p->n, rb, k, (__mmask16)keep, buf + pos, sb, op,
@@ -257,6 +290,10 @@ SLOTS_FN(f64_64_gt, KIND_F64, 64, OP_GT)
 SLOTS_FN(f64_64_ge, KIND_F64, 64, OP_GE)
 SLOTS_FN(f64_64_lt, KIND_F64, 64, OP_LT)
 SLOTS_FN(f64_64_le, KIND_F64, 64, OP_LE)
+SLOTS_FN(f64_128_gt, KIND_F64, 128, OP_GT)
+SLOTS_FN(f64_128_ge, KIND_F64, 128, OP_GE)
+SLOTS_FN(f64_128_lt, KIND_F64, 128, OP_LT)
+SLOTS_FN(f64_128_le, KIND_F64, 128, OP_LE)
 SLOTS_FN(f16_16_gt, KIND_F16, 16, OP_GT)
 SLOTS_FN(f16_16_ge, KIND_F16, 16, OP_GE)
 SLOTS_FN(f16_16_lt, KIND_F16, 16, OP_LT)
@@ -282,7 +319,8 @@ int clmax_cpu_slots_fits(const clmax_problem *p, int wide)
                p->n <= (p->inner == 4   ? SLOTS_F32_N4
                         : p->inner <= 8 ? SLOTS_F32_N
                                         : SLOTS_F32_N16);
-    if (p->type == CLMAX_TYPE_FLOAT64) return p->inner >= 2 && p->inner <= 8 && p->n <= SLOTS_F64_N;
+    if (p->type == CLMAX_TYPE_FLOAT64)
+        return p->inner >= 2 && p->inner <= 16 && p->n <= SLOTS_F64_N;
     if (p->type == CLMAX_TYPE_FLOAT16)
         return p->inner >= 3 && p->inner <= 16 && p->inner != 4 &&
                p->n <= (p->inner == 3   ? SLOTS_F16_N3
@@ -295,13 +333,14 @@ int clmax_cpu_slots(const clmax_problem *p, const void *x, uint64_t slices, int 
                     lanes_fn lanes, int64_t *out)
 {
     if ((_mm_getcsr() & CLMAX_FLOAT_MODE_BITS) != CLMAX_FLOAT_MODE_OK) return 0;
-    static const slots_fn fns[3][3][4] = {
+    static const slots_fn fns[3][4][4] = {
         {{f32_16_gt, f32_16_ge, f32_16_lt, f32_16_le},
          {f32_32_gt, f32_32_ge, f32_32_lt, f32_32_le},
          {f32_64_gt, f32_64_ge, f32_64_lt, f32_64_le}},
         {{f64_16_gt, f64_16_ge, f64_16_lt, f64_16_le},
          {f64_32_gt, f64_32_ge, f64_32_lt, f64_32_le},
-         {f64_64_gt, f64_64_ge, f64_64_lt, f64_64_le}},
+         {f64_64_gt, f64_64_ge, f64_64_lt, f64_64_le},
+         {f64_128_gt, f64_128_ge, f64_128_lt, f64_128_le}},
         {{f16_16_gt, f16_16_ge, f16_16_lt, f16_16_le},
          {f16_32_gt, f16_32_ge, f16_32_lt, f16_32_le},
          {f16_64_gt, f16_64_ge, f16_64_lt, f16_64_le}},
@@ -311,7 +350,8 @@ int clmax_cpu_slots(const clmax_problem *p, const void *x, uint64_t slices, int 
     const uint64_t rb = p->inner * (kind == KIND_F16 ? 4 : p->esize);
     fns[kind][rb <= 16   ? 0
               : rb <= 32 ? 1
-                         : 2][2 * p->min + p->last](p, x, slices, stream, lanes, out);
+              : rb <= 64 ? 2
+                         : 3][2 * p->min + p->last](p, x, slices, stream, lanes, out);
     return 1;
 }
 
