@@ -1,22 +1,23 @@
-/* ArgMax and ArgMin on the CPU path of float32 and float16 slices of 3 to 16 lanes and float64 ones
- * of 2 to 16, in 512-bit vectors (float16 widened to float32, which is exact): a slot of 16, 32 or
- * 64 bytes holds one row of one slice (float64 rows of 9 to 16 lanes: two vectors; the lanes past
- * the row's zero), so that a vector holds row j
- * of 4, 2 or 1 slices side by side, loaded by masked loads (nothing past a row is read) and
- * compared as floats, with a running best and row index a position. The floats' own compares order
- * values as the keys do but for NaN (+0 and -0 equal, denormals by value in the default float
- * mode), so a group of slices that meets a NaN is searched again by the type's lanes code. The
- * winners are the index vector's positions that hold a lane, compressed and widened to int64.
+/* ArgMax and ArgMin on the CPU path of float32 slices of 3 to 32 lanes, float16 ones of 3 to 16
+ * and float64 ones of 2 to 16, in 512-bit vectors (float16 widened to float32, which is exact): a
+ * slot of 16, 32 or 64 bytes holds one row of one slice (rows of 65 to 128 bytes: two vectors; the
+ * lanes past the row's zero), so that a vector holds row j of 4, 2 or 1 slices side by side,
+ * loaded by masked loads (nothing past a row is read) and compared as floats, with a running best
+ * and row index a position. The floats' own compares order values as the keys do but for NaN (+0
+ * and -0 equal, denormals by value in the default float mode), so a group of slices that meets a
+ * NaN is searched again by the type's lanes code. The winners are the index vector's positions
+ * that hold a lane, compressed and widened to int64.
  *
  * Why: the transposed slices (cpu_transposed.c, AVX2) turn every element into its key, a few
  * vector operations, and the longer slices went to codes that read a slice at a time, where PoCL's
- * kernels on the same two cores read float32 [B, 8..32, 3] 1.3 to 1.7 times as fast. In turns
- * with those codes (3 rounds, 128 MiB, clmax-bench --sweep --backend=cpu, ratio of the limit):
- * float32 [B, 2..32, 3] 0.48-0.72 -> 0.88-1.07, [B, 2..32, 7] x1.20-1.66, [B, 2..100, 12..16]
- * x1.07-1.56; float64 [B, 2..100, 2] x1.15-2.04, [B, 2..100, 3..4] x1.3-2.2 (0.43-0.65 ->
- * 0.77-1.2), [B, 2..100, 5..8] x1.76-2.60 (0.41-0.63 -> 0.92-1.20), [B, 2..256, 9..16]
- * x1.12-2.62 (0.36-0.80 -> 0.76-1.03). Without the prefetch cursor
- * (clmax_cpu_pf) the loads waited on memory: float32 [B, 21..64, 3] ran at 0.43-0.47. */
+ * kernels on the same two cores read float32 [B, 8..32, 3] 1.3 to 1.7 times as fast. In turns with
+ * those codes (3 rounds, 128 MiB, clmax-bench --sweep --backend=cpu, ratio of the limit): float32
+ * [B, 2..32, 3] 0.48-0.72 -> 0.88-1.07, [B, 2..32, 7] x1.20-1.66, [B, 2..100, 12..16] x1.07-1.56;
+ * float64 [B, 2..100, 2] x1.15-2.04, [B, 2..100, 3..4] x1.3-2.2 (0.43-0.65 -> 0.77-1.2), [B,
+ * 2..100, 5..8] x1.76-2.60 (0.41-0.63 -> 0.92-1.20), [B, 2..256, 9..16] x1.12-2.62 (0.36-0.80 ->
+ * 0.76-1.03); float32 [B, 2..100, 17..32] x1.50-2.70 (0.38-0.62 -> 0.85-1.12). Without the
+ * prefetch cursor (clmax_cpu_pf) the loads waited on memory: float32 [B, 21..64, 3] ran at
+ * 0.43-0.47. */
 #include "cpu_slots.h"
 
 #include "cpu_short.h"
@@ -28,7 +29,7 @@
 #define CHUNK 64 /* groups whose winners go through the buffer at a time */
 /* The longest axes taken, from the codes before (in turns, 3 rounds, 128 MiB, clmax-bench --sweep
  * --backend=cpu): float32 of 3 to 8 lanes up to 64 rows (x1.06-2.10 at 40 to 64, x0.65-0.95 at
- * 128 to 1000) but of 4 lanes up to 40 (x0.88-0.98 at 48 to 64), of 9 to 16 up to 100 (x0.86-0.97
+ * 128 to 1000) but of 4 lanes up to 40 (x0.88-0.98 at 48 to 64), of 9 to 32 up to 100 (x0.86-1.01
  * at 256); float64 up to 256 (x0.86 at [B, 1000, 3], x0.84-0.96 at [B, 1000..4096, 9..16]). */
 #define SLOTS_F32_N 64
 #define SLOTS_F32_N4 40
@@ -207,6 +208,36 @@ static inline __attribute__((always_inline)) int group_f64x2(const char *x, uint
     return 1;
 }
 
+/* One float32 slice of 17 to 32 lanes, a row two vectors: 32 int64 into o, its lanes' winners
+ * first; 0 if a NaN was met. */
+static inline __attribute__((always_inline)) int group_f32x2(const char *x, uint64_t n, uint64_t rb,
+                                                             __mmask16 k2, int64_t *o, const int op)
+{
+    __m512 b0 = _mm512_loadu_ps(x), b1 = _mm512_maskz_loadu_ps(k2, x + 64);
+    __mmask16 nan = (__mmask16)(_mm512_cmp_ps_mask(b0, b0, _CMP_UNORD_Q) |
+                                _mm512_cmp_ps_mask(b1, b1, _CMP_UNORD_Q));
+    __m512i i0 = _mm512_setzero_si512(), i1 = i0, jv = i0;
+    const __m512i one = _mm512_set1_epi32(1);
+    for (uint64_t j = 1; j < n; j++) {
+        x += rb;
+        const __m512 v0 = _mm512_loadu_ps(x), v1 = _mm512_maskz_loadu_ps(k2, x + 64);
+        jv = _mm512_add_epi32(jv, one);
+        const __mmask16 m0 = cmp_ps(v0, b0, op), m1 = cmp_ps(v1, b1, op);
+        nan = (__mmask16)(nan | _mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q) |
+                          _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q));
+        b0 = _mm512_mask_mov_ps(b0, m0, v0);
+        b1 = _mm512_mask_mov_ps(b1, m1, v1);
+        i0 = _mm512_mask_mov_epi32(i0, m0, jv);
+        i1 = _mm512_mask_mov_epi32(i1, m1, jv);
+    }
+    if (nan) return 0;
+    _mm512_storeu_si512(o, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(i0)));
+    _mm512_storeu_si512(o + 8, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(i0, 1)));
+    _mm512_storeu_si512(o + 16, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(i1)));
+    _mm512_storeu_si512(o + 24, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(i1, 1)));
+    return 1;
+}
+
 /* The slices, a group of 64 / sb at a time (one where a row is two vectors, sb 128); the last ones
  * and those of a group that met a NaN through the lanes code, one slice at a time. */
 static inline __attribute__((always_inline)) void run(const clmax_problem *p, const char *x,
@@ -223,14 +254,16 @@ static inline __attribute__((always_inline)) void run(const clmax_problem *p, co
     unsigned keep = 0;
     for (uint64_t s = 0; s < g; s++)
         keep |= ((1u << in) - 1) << (s * slot);
-    int64_t buf[(CHUNK + 2) * 16];
+    int64_t buf[(CHUNK + 2) * 32]; /* CHUNK groups' winners, and a group's 32 stores past them */
     uint64_t done = 0, pos = 0;
     uintptr_t pf = clmax_cpu_pf_start(x);
     for (uint64_t s = 0; s < slices;) {
         const char *xs = x + s * sl;
         clmax_cpu_pf(&pf, xs + g * sl);
         int ok = s + g <= slices;
-        if (ok && sb == 128)
+        if (ok && sb == 128 && kind == KIND_F32)
+            ok = group_f32x2(xs, p->n, rb, (__mmask16)((1u << (in - 16)) - 1), buf + pos, op);
+        else if (ok && sb == 128)
             ok = group_f64x2(xs, p->n, rb, (__mmask8)((1u << (in - 8)) - 1), buf + pos, op);
         else if (ok && kind == KIND_F64)
             ok = group_f64(xs, sl, p->n, rb, k, (__mmask8)keep, buf + pos, sb, op);
@@ -243,7 +276,7 @@ static inline __attribute__((always_inline)) void run(const clmax_problem *p, co
         } else {
             const uint64_t e = s + g <= slices ? s + g : slices;
             for (; s < e; s++) {
-                uint64_t bk[16], bi[16], work[32]; /* work: 16 bytes a lane */
+                uint64_t bk[32], bi[32], work[64]; /* work: 16 bytes a lane */
                 lanes(x + s * sl, in, in, 0, p->n, p->last, bk, bi, work);
                 for (uint64_t l = 0; l < in; l++)
                     buf[pos++] = (int64_t)bi[l];
@@ -278,6 +311,10 @@ SLOTS_FN(f32_64_gt, KIND_F32, 64, OP_GT)
 SLOTS_FN(f32_64_ge, KIND_F32, 64, OP_GE)
 SLOTS_FN(f32_64_lt, KIND_F32, 64, OP_LT)
 SLOTS_FN(f32_64_le, KIND_F32, 64, OP_LE)
+SLOTS_FN(f32_128_gt, KIND_F32, 128, OP_GT)
+SLOTS_FN(f32_128_ge, KIND_F32, 128, OP_GE)
+SLOTS_FN(f32_128_lt, KIND_F32, 128, OP_LT)
+SLOTS_FN(f32_128_le, KIND_F32, 128, OP_LE)
 SLOTS_FN(f64_16_gt, KIND_F64, 16, OP_GT)
 SLOTS_FN(f64_16_ge, KIND_F64, 16, OP_GE)
 SLOTS_FN(f64_16_lt, KIND_F64, 16, OP_LT)
@@ -315,7 +352,7 @@ int clmax_cpu_slots_fits(const clmax_problem *p, int wide)
 {
     if (!wide || p->n < 2) return 0;
     if (p->type == CLMAX_TYPE_FLOAT32)
-        return p->inner >= 3 && p->inner <= 16 &&
+        return p->inner >= 3 && p->inner <= 32 &&
                p->n <= (p->inner == 4   ? SLOTS_F32_N4
                         : p->inner <= 8 ? SLOTS_F32_N
                                         : SLOTS_F32_N16);
@@ -336,7 +373,8 @@ int clmax_cpu_slots(const clmax_problem *p, const void *x, uint64_t slices, int 
     static const slots_fn fns[3][4][4] = {
         {{f32_16_gt, f32_16_ge, f32_16_lt, f32_16_le},
          {f32_32_gt, f32_32_ge, f32_32_lt, f32_32_le},
-         {f32_64_gt, f32_64_ge, f32_64_lt, f32_64_le}},
+         {f32_64_gt, f32_64_ge, f32_64_lt, f32_64_le},
+         {f32_128_gt, f32_128_ge, f32_128_lt, f32_128_le}},
         {{f64_16_gt, f64_16_ge, f64_16_lt, f64_16_le},
          {f64_32_gt, f64_32_ge, f64_32_lt, f64_32_le},
          {f64_64_gt, f64_64_ge, f64_64_lt, f64_64_le},
