@@ -103,8 +103,6 @@ static inline __attribute__((always_inline)) __mmask8 cmp_pd(__m512d v, __m512d 
     }
 }
 
-/* One group of float32 slices from x (n rows of rb bytes, slices stride bytes apart): 16 int64
- * into o, the kept positions (keep) first; 0 if a NaN was met. */
 /* Row j of float16 slices, each row widened to float32 in its slot (sb: the float32 slot's bytes);
  * k: a row's halves. The widening is exact, so float32 compares order them as float16 ones. */
 static inline __attribute__((always_inline)) __m512 rows_f16(const char *r, uint64_t stride,
@@ -131,6 +129,8 @@ rows_ps(const char *r, uint64_t stride, __mmask16 k, const int sb, const int hal
     return half ? rows_f16(r, stride, k, sb) : _mm512_castsi512_ps(rows(r, stride, k, sb));
 }
 
+/* One group of float32 (or, half, float16) slices from x (n rows of rb bytes, slices stride bytes
+ * apart): 16 int64 into o, the kept positions (keep) first; 0 if a NaN was met. */
 static inline __attribute__((always_inline)) int group_f32(const char *x, uint64_t stride,
                                                            uint64_t n, uint64_t rb, __mmask16 k,
                                                            __mmask16 keep, int64_t *o, const int sb,
@@ -249,11 +249,11 @@ static inline __attribute__((always_inline)) void run(const clmax_problem *p, co
     const uint64_t g = sb >= 64 ? 1 : 64 / (uint64_t)sb;
     const uint64_t per = g * in; /* winners a group */
     /* a row's 32-bit words, or its halves; the float32 or float64 positions of a slot */
-    const __mmask16 k = (__mmask16)((1u << (kind == KIND_F16 ? in : rb / 4)) - 1);
+    const __mmask16 k = (__mmask16)(((uint64_t)1 << (kind == KIND_F16 ? in : rb / 4)) - 1);
     const uint64_t slot = (uint64_t)sb / (kind == KIND_F64 ? 8 : 4);
-    unsigned keep = 0;
+    uint64_t keep = 0; /* rows of 32 lanes shift by 32: in 64 bits (unused there) */
     for (uint64_t s = 0; s < g; s++)
-        keep |= ((1u << in) - 1) << (s * slot);
+        keep |= (((uint64_t)1 << in) - 1) << (s * slot);
     int64_t buf[(CHUNK + 2) * 32]; /* CHUNK groups' winners, and a group's 32 stores past them */
     uint64_t done = 0, pos = 0;
     uintptr_t pf = clmax_cpu_pf_start(x);
