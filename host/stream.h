@@ -43,28 +43,47 @@ static inline void clmax_stream_aligned(void *dst, const void *src, size_t bytes
                          _mm_loadu_si128((const __m128i *)(const void *)((const char *)src + b)));
 }
 
-/* Zeroes [dst, dst + bytes), the 16-byte aligned body streamed a line at a time. */
-static inline void clmax_stream_zero(void *dst, size_t bytes)
+/* Fills [dst, dst + bytes) with the 8-byte word repeated, the 16-byte aligned body streamed a
+ * line at a time. word is one element repeated and dst is aligned to the element, so every
+ * element-aligned spot starts the pattern afresh: the head's bytes and the vectors agree. */
+static inline void clmax_stream_fill(void *dst, size_t bytes, uint64_t word)
 {
     char *p = dst;
+    unsigned char w[8];
+    memcpy(w, &word, 8);
     size_t head = (size_t)(-(uintptr_t)p & 15u);
     if (head > bytes) head = bytes;
-    memset(p, 0, head);
+    for (size_t b = 0; b < head; b++)
+        p[b] = (char)w[b % 8];
     size_t body = (bytes - head) & ~(size_t)63;
-    const __m128i z = _mm_setzero_si128();
+    const __m128i z = _mm_set1_epi64x((long long)word);
     for (size_t b = head; b < head + body; b += 64) {
         _mm_stream_si128((__m128i *)(void *)(p + b), z);
         _mm_stream_si128((__m128i *)(void *)(p + b + 16), z);
         _mm_stream_si128((__m128i *)(void *)(p + b + 32), z);
         _mm_stream_si128((__m128i *)(void *)(p + b + 48), z);
     }
-    memset(p + head + body, 0, bytes - head - body);
+    for (size_t b = head + body; b < bytes; b++)
+        p[b] = (char)w[(b - head) % 8];
+}
+
+/* Zeroes [dst, dst + bytes), the 16-byte aligned body streamed. */
+static inline void clmax_stream_zero(void *dst, size_t bytes)
+{
+    clmax_stream_fill(dst, bytes, 0);
 }
 #else
 static inline void clmax_stream_fence(void) {}
 static inline void clmax_stream_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
+}
+static inline void clmax_stream_fill(void *dst, size_t bytes, uint64_t word)
+{
+    unsigned char w[8];
+    memcpy(w, &word, 8);
+    for (size_t b = 0; b < bytes; b++)
+        ((unsigned char *)dst)[b] = w[b % 8];
 }
 static inline void clmax_stream_zero(void *dst, size_t bytes)
 {

@@ -329,11 +329,18 @@ BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
         int64_t axis;
     } large_case;
     static const large_case cases[] = {
-        {CLMAX_TYPE_FLOAT32, {2100, 1024}, -1}, {CLMAX_TYPE_FLOAT16, {4200, 1030}, 1},
-        {CLMAX_TYPE_BFLOAT16, {2101, 2053}, 0}, {CLMAX_TYPE_FLOAT64, {1027, 1100}, -1},
+        {CLMAX_TYPE_FLOAT32, {2100, 1024}, -1},
+        {CLMAX_TYPE_FLOAT16, {4200, 1030}, 1},
+        {CLMAX_TYPE_BFLOAT16, {2101, 2053}, 0},
+        {CLMAX_TYPE_FLOAT64, {1027, 1100}, -1},
         {CLMAX_TYPE_FLOAT16, {2097153, 2}, -1}, /* slices of 4 bytes, built in groups */
         {CLMAX_TYPE_FLOAT32, {3, 800001}, 0},   /* rows of many lanes, in runs */
         {CLMAX_TYPE_FLOAT32, {2, 1100000}, -1}, /* long rows: zeros streamed, then the ones */
+        /* axes of one: all ones, streamed, for each width of element */
+        {CLMAX_TYPE_FLOAT16, {2, 2200001}, 0},
+        {CLMAX_TYPE_BFLOAT16, {4400003, 1}, -1},
+        {CLMAX_TYPE_FLOAT32, {1, 2200001}, 0},
+        {CLMAX_TYPE_FLOAT64, {1100001, 1}, 1},
     };
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
