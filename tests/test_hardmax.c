@@ -325,7 +325,7 @@ BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
     if (test_small()) cr_skip_test("CLMAX_TEST_SMALL: outputs of 8 MiB and more");
     typedef struct {
         clmax_type type;
-        int64_t dims[2];
+        int64_t dims[3]; /* a rank of 2 where the third is 0 */
         int64_t axis;
     } large_case;
     static const large_case cases[] = {
@@ -341,6 +341,11 @@ BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
         {CLMAX_TYPE_BFLOAT16, {4400003, 1}, -1},
         {CLMAX_TYPE_FLOAT32, {1, 2200001}, 0},
         {CLMAX_TYPE_FLOAT64, {1100001, 1}, 1},
+        /* few rows of 16 to 255 lanes, built a chunk at a time and streamed in whole lines */
+        {CLMAX_TYPE_FLOAT32, {33333, 3, 21}, 1},
+        {CLMAX_TYPE_FLOAT16, {11111, 4, 97}, 1},
+        {CLMAX_TYPE_FLOAT64, {4099, 4, 255}, 1},
+        {CLMAX_TYPE_BFLOAT16, {32769, 2, 64}, 1},
     };
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -348,7 +353,7 @@ BACKEND_TEST(hardmax, large_outputs, .timeout = 900)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         clmax_type type = cases[c].type;
         size_t es = ref_type_size(type);
-        clmax_tensor_desc d = test_desc(type, 2, cases[c].dims);
+        clmax_tensor_desc d = test_desc(type, cases[c].dims[2] ? 3 : 2, cases[c].dims);
         clmax_hardmax_attrs a = {13, cases[c].axis};
         uint64_t count = output_count(&d);
         size_t bytes = (size_t)count * es;
