@@ -67,6 +67,18 @@ static inline void clmax_stream_fill(void *dst, size_t bytes, uint64_t word)
         p[b] = (char)w[(b - head) % 8];
 }
 
+/* Streams buf [0, len) to at on, in whole 64-byte lines of the destination only; returns the
+ * bytes of the last part-line, which it moves to buf's front for the caller's next piece (a
+ * part-line streamed costs a whole line's write). The caller writes what is left in the end. */
+static inline size_t clmax_stream_lines(char *at, char *buf, size_t len)
+{
+    size_t keep = (size_t)((uintptr_t)(at + len) % 64);
+    if (keep > len) keep = len;
+    clmax_stream_copy(at, buf, len - keep);
+    memmove(buf, buf + len - keep, keep);
+    return keep;
+}
+
 /* Zeroes [dst, dst + bytes), the 16-byte aligned body streamed. */
 static inline void clmax_stream_zero(void *dst, size_t bytes)
 {
@@ -88,6 +100,11 @@ static inline void clmax_stream_fill(void *dst, size_t bytes, uint64_t word)
 static inline void clmax_stream_zero(void *dst, size_t bytes)
 {
     memset(dst, 0, bytes);
+}
+static inline size_t clmax_stream_lines(char *at, char *buf, size_t len)
+{
+    memcpy(at, buf, len);
+    return 0;
 }
 static inline void clmax_stream_aligned(void *dst, const void *src, size_t bytes)
 {

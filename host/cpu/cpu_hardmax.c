@@ -103,13 +103,8 @@ static void tiny_streamed(const clmax_problem *p, const char *x, char *y, uint64
     for (uint64_t o = 0; o < slices; o += per) {
         const uint64_t rows = slices - o < per ? slices - o : per;
         clmax_cpu_hardmax_tiny(p, rows, x + o * slice_bytes, buf + pend);
-        char *at = y + o * slice_bytes - pend;
-        const size_t len = pend + (size_t)(rows * slice_bytes);
-        size_t keep = (size_t)((uintptr_t)(at + len) % 64);
-        if (keep > len) keep = len;
-        clmax_stream_copy(at, buf, len - keep);
-        memmove(buf, buf + len - keep, keep);
-        pend = keep;
+        pend = clmax_stream_lines(y + o * slice_bytes - pend, buf,
+                                  pend + (size_t)(rows * slice_bytes));
     }
     memcpy(y + slices * slice_bytes - pend, buf, pend);
     clmax_stream_fence(); /* visible to the thread that joins us */
