@@ -120,6 +120,40 @@ static void run_type(clmax_backend backend, clmax_type type)
 
 TYPE_GROUP_TESTS(wide, types, run_type, .timeout = 900)
 
+/* Short axes of many lanes whose winners are 8 MiB or more: the CPU path finds and streams them
+ * out a piece of a lane block at a time (cpu_backend.c, PIECE_LANES), lanes past the last whole
+ * piece and the last block's; ties, specials and a few values, both tie rules, ArgMin. */
+static const wide_case streamed[] = {
+    {3, {2, 2, 600001}, 1},
+    {3, {3, 3, 400009}, 1},
+    {2, {4, 1100003}, 0},
+};
+
+static void run_streamed(clmax_backend backend, clmax_type type)
+{
+    if (test_small()) return; /* 20 M elements a type: too long under valgrind */
+    clmax_context *ctx = test_context_open(backend, NULL);
+    test_rng rng;
+    rng_seed(&rng, 5400 + (uint64_t)type);
+    for (size_t c = 0; c < sizeof streamed / sizeof streamed[0]; c++) {
+        clmax_tensor_desc d = test_desc(type, streamed[c].rank, streamed[c].dims);
+        const uint64_t count = output_count(&d);
+        void *x = test_malloc((size_t)count * ref_type_size(type));
+        const fill_mode fills[] = {FILL_FEW, FILL_SPECIAL};
+        for (int f = 0; f < 2; f++) {
+            char what[96];
+            fill_tensor(type, x, count, fills[f], &rng);
+            snprintf(what, sizeof what, "streamed short axis %zu fill %s", c,
+                     fill_mode_str(fills[f]));
+            check_all(ctx, what, type, &d, x, streamed[c].axis, 0);
+        }
+        free(x);
+    }
+    clmax_context_destroy(ctx);
+}
+
+TYPE_GROUP_TESTS(wide, streamed, run_streamed, .timeout = 900)
+
 /* Chunks of 1 MiB: each box holds a few whole rows of the first case, so the tiles run once per
  * chunk and the running pairs go from one chunk to the next. */
 BACKEND_TEST(wide, chunked, .timeout = 900)
