@@ -52,14 +52,18 @@
  * long. */
 #define STREAM_OUT_MIN (8u << 20)
 #define OUT_CHUNK 512
-/* Streamed winners of lane blocks whose rows are PIECE_ROW_MIN bytes or more are found and
- * written a piece of PIECE_LANES lanes at a time (512 bytes of each row, 1 KiB of winners at
- * least): a block's 16 KiB of winners streamed out after its reads left the memory's reads and
- * writes in turns. In turns on this machine, [B, 2..4, 4096..2^20] at 256 MiB: uint8 0.62-0.72
- * -> 0.75-0.87 of the limit, float16 0.57-0.65 -> 0.78-0.90, float32 0.59-0.65 -> 0.79-0.94,
- * float64 0.58-0.61 -> 0.78-0.85. Rows of 1 and 2 KiB (uint8 and float16 [B, 2..4, 1024]) ran
- * 0-15% slower in pieces, float32 and float64 ones 9-28% faster. */
+/* The winners of lane blocks whose rows are PIECE_ROW_MIN bytes or more, on axes of up to PIECE_N
+ * (one segment) and with STREAM_OUT_MIN bytes of winners or more, are found and streamed out a
+ * piece of PIECE_LANES lanes at a time (512 bytes of each row, 1 KiB of winners at least): a
+ * block's 16 KiB of winners written after its reads left the memory's reads and writes in turns.
+ * In turns on this machine, [B, 2..4, 4096..2^20] at 256 MiB: uint8 0.62-0.72 -> 0.75-0.87 of the
+ * limit, float16 0.57-0.65 -> 0.78-0.90, float32 0.59-0.65 -> 0.79-0.94, float64 0.58-0.61 ->
+ * 0.78-0.85; [B, 5..8, 4096..65536] x1.09-1.35; float32 [B, 16..32, 1024..65536] x1.11-1.28 and
+ * float64 [B, 5..32, ...] x1.14-1.39 (plain stores of winners before). Rows of 1 and 2 KiB (uint8
+ * and float16 [B, 2..4, 1024]) ran 0-15% slower in pieces, as did axes of 64 to 256 (x0.39-0.84:
+ * many rows of a narrow piece at once). */
 #define PIECE_ROW_MIN 4096u
+#define PIECE_N 32
 #define PIECE_LANES(p) ((p)->esize <= 4 ? 512u / (p)->esize : 128u)
 /* Strided axes whose slices' rows are shorter than FEW_LINE bytes (few_lanes): a slice's stretch
  * is read as rows of FEW_BYTES * inner bytes (64 bytes a lane for 8-byte types on axes of 256 or
@@ -173,6 +177,7 @@ typedef struct job {
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
     int stream;       /* winners streamed out (clmax_cpu_put) */
     int stream_rows;  /* whole short rows, their winners streamed out */
+    int pieces;       /* lane blocks' winners found and streamed out in pieces (PIECE_LANES) */
     int row_mode;     /* how float rows are read (CLMAX_BLOCK_*, cpu_block.h) */
     uint64_t rows_per_unit, row_units, lane_block, lane_units, nseg, seg_len, units;
     uint64_t *pk, *pi; /* partials [outer * inner][nseg] when nseg > 1 */
@@ -477,7 +482,7 @@ static void run_unit(job *jb, uint64_t u, int t)
             jb->fn.row(base, j0, j1, p->last, jb->row_mode, bk, bi);
         else if (jb->few && j1 - j0 >= jb->few_min)
             few_lanes(jb, base, j0, j1, bk, bi, work + 2 * lanes);
-        else if (jb->stream && j1 - j0 <= LANES_INDICES_N && lanes * p->esize >= PIECE_ROW_MIN) {
+        else if (jb->pieces && lanes * p->esize >= PIECE_ROW_MIN) {
             /* the winners in pieces, each streamed out as it is found */
             const uint64_t piece = PIECE_LANES(p);
             for (uint64_t l0 = 0; l0 < lanes; l0 += piece) {
@@ -508,7 +513,7 @@ static void worker(void *arg, int t)
     uint64_t u;
     while ((u = atomic_fetch_add(&jb->next, 1)) < jb->units)
         run_unit(jb, u, t);
-    if (jb->stream || jb->stream_rows)
+    if (jb->stream || jb->stream_rows || jb->pieces)
         clmax_stream_fence(); /* the winners visible to the joining thread */
 }
 
@@ -650,6 +655,8 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.units = jb.row_units * jb.lane_units * jb.nseg;
     /* 8-byte winners of at least a quarter of the input's bytes: n * esize <= 32 */
     jb.stream = jb.nseg == 1 && !p->reread && p->inner > 1 && p->n * p->esize <= 32 &&
+                p->outer * p->inner * 8 >= STREAM_OUT_MIN;
+    jb.pieces = jb.nseg == 1 && !p->reread && p->inner > 1 && p->n <= PIECE_N &&
                 p->outer * p->inner * 8 >= STREAM_OUT_MIN;
     jb.stream_rows = p->inner == 1 && p->n == 2 && p->esize <= 4 && jb.nseg == 1 && !p->reread &&
                      jb.fn.short_simd != NULL && p->outer * 8 >= STREAM_OUT_MIN;
