@@ -336,7 +336,8 @@ static void whole_slices(const job *jb, uint64_t o0, uint64_t o1, whole_code cod
 {
     const clmax_problem *p = jb->p;
     int64_t buf[OUT_CHUNK];
-    const uint64_t group = OUT_CHUNK / p->inner, sl = p->n * p->inner;
+    const uint64_t per = (jb->stream ? CLMAX_PUT_STREAMED(OUT_CHUNK) : OUT_CHUNK) / p->inner;
+    const uint64_t group = per ? per : 1, sl = p->n * p->inner;
     for (uint64_t c0 = o0; c0 < o1; c0 += group) {
         const uint64_t c1 = o1 - c0 < group ? o1 : c0 + group;
         int64_t *out = jb->stream ? buf : jb->idx + c0 * p->inner;
@@ -399,8 +400,9 @@ static void run_unit(job *jb, uint64_t u, int t)
         }
         /* winners of more bytes than the rows: streamed out */
         int64_t buf[OUT_CHUNK];
-        for (uint64_t c0 = o0; c0 < o1; c0 += OUT_CHUNK) {
-            const uint64_t c = o1 - c0 < OUT_CHUNK ? o1 - c0 : OUT_CHUNK;
+        const uint64_t chunk = CLMAX_PUT_STREAMED(OUT_CHUNK);
+        for (uint64_t c0 = o0; c0 < o1; c0 += chunk) {
+            const uint64_t c = o1 - c0 < chunk ? o1 - c0 : chunk;
             whole_rows(jb, jb->x + c0 * p->n * p->esize, c, buf, (p->outer - c0) * p->n);
             clmax_cpu_put(jb->idx + c0, buf, c, 1);
         }

@@ -111,8 +111,9 @@ void clmax_cpu_interleaved(clmax_type type, const void *x, uint64_t slices, uint
     const unsigned nn = (unsigned)n, in = (unsigned)inner;
     const size_t esize = clmax_type_size(type);
     uintptr_t pf = clmax_cpu_pf_start(x); /* a move of the prefetch a run: cpu_short.h */
-    for (uint64_t s0 = 0; s0 < slices; s0 += CHUNK) {
-        const uint64_t cnt = slices - s0 < CHUNK ? slices - s0 : CHUNK;
+    const uint64_t chunk = stream ? CLMAX_PUT_STREAMED(CHUNK) : CHUNK;
+    for (uint64_t s0 = 0; s0 < slices; s0 += chunk) {
+        const uint64_t cnt = slices - s0 < chunk ? slices - s0 : chunk;
         for (uint64_t r0 = 0; r0 < cnt; r0 += PF_SLICES) {
             const uint64_t c = cnt - r0 < PF_SLICES ? cnt - r0 : PF_SLICES;
             const uint64_t at = (s0 + r0) * n * inner;

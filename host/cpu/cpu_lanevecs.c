@@ -67,8 +67,9 @@ slice(const char *x, unsigned n, unsigned nv, unsigned NV, __m128i flip, int las
         const uint64_t bytes = (uint64_t)n * inner;                                                \
         int64_t buf[CHUNK * 16 * VECS_MAX];                                                        \
         uintptr_t pf = clmax_cpu_pf_start(x);                                                      \
-        for (uint64_t s0 = 0; s0 < slices; s0 += CHUNK) {                                          \
-            const uint64_t cnt = slices - s0 < CHUNK ? slices - s0 : CHUNK;                        \
+        const uint64_t chunk = stream ? CLMAX_PUT_STREAMED(CHUNK) : CHUNK;                         \
+        for (uint64_t s0 = 0; s0 < slices; s0 += chunk) {                                          \
+            const uint64_t cnt = slices - s0 < chunk ? slices - s0 : chunk;                        \
             for (uint64_t i = 0; i < cnt; i++) {                                                   \
                 const char *xs = x + (s0 + i) * bytes;                                             \
                 clmax_cpu_pf(&pf, xs + bytes);                                                     \

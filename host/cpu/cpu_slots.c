@@ -282,7 +282,7 @@ static inline __attribute__((always_inline)) void run(const clmax_problem *p, co
                     buf[pos++] = (int64_t)bi[l];
             }
         }
-        if (pos >= CHUNK * per) {
+        if (pos >= (stream ? CLMAX_PUT_STREAMED(CHUNK) : CHUNK) * per) {
             clmax_cpu_put(out + done, buf, pos, stream);
             done += pos;
             pos = 0;

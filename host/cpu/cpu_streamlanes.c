@@ -323,8 +323,9 @@ void clmax_cpu_streamlanes(const clmax_problem *p, const void *xv, uint64_t slic
     const uint64_t reach = (sh.loads - 1) * sh.P * E + 32;
     const uint64_t safe = left >= reach ? (left - reach) / bytes + 1 : 0;
     int64_t buf[CHUNK * LANES_MAX];
-    for (uint64_t s0 = 0; s0 < slices; s0 += CHUNK) {
-        const uint64_t cnt = slices - s0 < CHUNK ? slices - s0 : CHUNK;
+    const uint64_t chunk = stream ? CLMAX_PUT_STREAMED(CHUNK) : CHUNK;
+    for (uint64_t s0 = 0; s0 < slices; s0 += chunk) {
+        const uint64_t cnt = slices - s0 < chunk ? slices - s0 : chunk;
         for (uint64_t i = s0; i < s0 + cnt; i++)
             fn(&sh, x + i * bytes, i < safe ? 0 : left - i * bytes, buf + (i - s0) * sh.inner);
         clmax_cpu_put(out + s0 * sh.inner, buf, cnt * sh.inner, stream);

@@ -452,8 +452,9 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
     uint64_t safe = left >= reach ? (left - reach) / group + 1 : 0;
     if (safe > slices / b) safe = slices / b;
     int64_t buf[CHUNK * 32];
-    for (uint64_t g0 = 0; g0 < safe; g0 += CHUNK) {
-        const uint64_t cnt = safe - g0 < CHUNK ? safe - g0 : CHUNK;
+    const uint64_t chunk = stream ? CLMAX_PUT_STREAMED(CHUNK) : CHUNK;
+    for (uint64_t g0 = 0; g0 < safe; g0 += chunk) {
+        const uint64_t cnt = safe - g0 < chunk ? safe - g0 : chunk;
         fn(x + g0 * group, cnt, n, kg, p->last, buf);
         clmax_cpu_put(out + g0 * per, buf, cnt * per, stream);
     }
