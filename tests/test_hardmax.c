@@ -453,6 +453,7 @@ BACKEND_TEST(hardmax, fused_blocks, .timeout = 600)
         {CLMAX_TYPE_FLOAT32, 3, {2, 3, 20001}},  /* 5 a slice, the last 3617 */
         {CLMAX_TYPE_FLOAT64, 3, {4, 2, 4100}},   /* 2 a slice, the last 4 */
         {CLMAX_TYPE_BFLOAT16, 3, {3, 16, 8200}}, /* 3 a slice, the last 8 */
+        {CLMAX_TYPE_FLOAT32, 3, {5, 21, 4500}},  /* four-byte axes of up to 24: 2, the last 404 */
     };
     clmax_context_options o;
     clmax_context_options_init(&o);

@@ -33,6 +33,11 @@
 #define FUSE_LANES 4096
 #define FUSE_LANES_MIN 256
 #define FUSE_LANES_AXIS_BYTES 32
+/* ... or, for four-byte types, axes of up to FUSE_LANES_AXIS_N: in turns (3 rounds, 256 MiB,
+ * [B, 12..64, 4096..2^20]) float32 of 12 to 24 rows x0.99-1.62 fused (0.55-0.60 -> 0.62-0.69 at
+ * 2^20 lanes); of 32 and 64 x0.96-1.11. float16 of 21 and 24 rows ran x1.12-1.77 at 4096 lanes
+ * but x0.91-0.95 at 65536 and stays unfused, as do other widths (not measured). */
+#define FUSE_LANES_AXIS_N 24
 #define RUNS_THREAD_BYTES (64u << 10) /* input bytes a thread at least (cpu_hardmax_runs.c) */
 /* cpu_hardmax_tiny.c's one-hot of lanes and of rows of two is built TINY_CHUNK bytes (or one
  * slice) at a time in the L1 cache and streamed out, where the call has TINY_STREAM_MIN bytes or
@@ -61,7 +66,8 @@ typedef struct fused_job {
 static int lane_blocks_fit(const clmax_problem *p)
 {
     return p->n * p->inner * p->esize > FUSE_SLICE_MAX && p->inner >= FUSE_LANES_MIN &&
-           p->n * p->esize <= FUSE_LANES_AXIS_BYTES;
+           (p->n * p->esize <= FUSE_LANES_AXIS_BYTES ||
+            (p->esize == 4 && p->n <= FUSE_LANES_AXIS_N));
 }
 
 /* Lane blocks a slice. */
