@@ -132,7 +132,8 @@ static const wide_case streamed[] = {
 
 static void run_streamed(clmax_backend backend, clmax_type type)
 {
-    if (test_small()) return; /* 20 M elements a type: too long under valgrind */
+    if (test_small())
+        cr_skip_test("CLMAX_TEST_SMALL: 20 M elements a type, too long under valgrind");
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 5400 + (uint64_t)type);
