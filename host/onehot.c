@@ -96,29 +96,21 @@ static void hardmax_ones(void *arg, uint64_t begin, uint64_t end)
 static void hardmax_all_ones(void *arg, uint64_t begin, uint64_t end)
 {
     const fill_job *f = arg;
-    const clmax_problem *p = f->p;
-    uint64_t one = p->esize == 8                    ? 0x3FF0000000000000ull
-                   : p->esize == 4                  ? 0x3F800000u
-                   : p->type == CLMAX_TYPE_BFLOAT16 ? 0x3F80u
-                                                    : 0x3C00u;
-    for (unsigned w = p->esize * 8; w < 64; w *= 2)
-        one |= one << w;
-    if (f->stream) {
-        clmax_stream_fill((char *)f->y + begin * p->esize, (size_t)(end - begin) * p->esize, one);
-        clmax_stream_fence();   /* visible to the thread that joins us */
-    } else if (p->esize == 8) { /* typed loops, which the compiler turns into vector stores */
-        uint64_t *y = f->y;
-        for (uint64_t e = begin; e < end; e++)
-            y[e] = one;
-    } else if (p->esize == 4) {
-        uint32_t *y = f->y;
-        for (uint64_t e = begin; e < end; e++)
-            y[e] = (uint32_t)one;
-    } else {
-        uint16_t *y = f->y;
-        for (uint64_t e = begin; e < end; e++)
-            y[e] = (uint16_t)one;
-    }
+    /* The stream's word: ONE repeated across 8 bytes (UINT64_MAX / T's all-ones is 1 at the
+     * start of each element). The plain loops the compiler turns into vector stores. */
+#define ALL_ONES(T, ONE)                                                                           \
+    do {                                                                                           \
+        T *y = f->y;                                                                               \
+        if (f->stream) {                                                                           \
+            const uint64_t word = (uint64_t)(ONE) * (UINT64_MAX / (T) ~(T)0);                      \
+            clmax_stream_fill(y + begin, (size_t)(end - begin) * sizeof(T), word);                 \
+            clmax_stream_fence(); /* visible to the thread that joins us */                        \
+        } else                                                                                     \
+            for (uint64_t e = begin; e < end; e++)                                                 \
+                y[e] = (ONE);                                                                      \
+    } while (0)
+    BY_TYPE(f->p->type, ALL_ONES)
+#undef ALL_ONES
 }
 
 /* The ones of slices [o0, o1) into buf, which holds them from slice o0 on and is zeroed. */
