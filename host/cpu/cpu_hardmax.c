@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "cpu_hardmax_near.h"
 #include "cpu_hardmax_runs.h"
+#include "cpu_hardmax_scan.h"
 #include "cpu_hardmax_tiny.h"
 #include "cpu_kernels.h"
 #include "onehot.h"
@@ -84,6 +85,13 @@ static uint64_t block_slices(const clmax_problem *p)
     return b == 0 ? 1 : b;
 }
 
+/* Whether slices of p run in one pass each (tiny_blocks); wide: the context's 512-bit vectors. */
+static int one_pass(const clmax_problem *p, int wide)
+{
+    return clmax_cpu_hardmax_scan_fits(p, wide) || clmax_cpu_hardmax_tiny_fits(p) ||
+           clmax_cpu_hardmax_near_fits(p);
+}
+
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
 {
     if (p->n < 2) return 0;
@@ -92,7 +100,7 @@ int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
         return p->outer * lane_units(p) >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
     if (p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
     /* One pass whatever the count of blocks: a single thread takes a few of them as fast. */
-    if (clmax_cpu_hardmax_tiny_fits(p) || clmax_cpu_hardmax_near_fits(p)) return 1;
+    if (one_pass(p, clmax_cpu_wide(ctx))) return 1;
     const uint64_t block = block_slices(p), blocks = (p->outer + block - 1) / block;
     return blocks >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
 }
@@ -116,7 +124,8 @@ static void tiny_streamed(const clmax_problem *p, const char *x, char *y, uint64
     clmax_stream_fence(); /* visible to the thread that joins us */
 }
 
-/* Blocks [begin, end) on this thread, in one pass each (cpu_hardmax_tiny.c, cpu_hardmax_near.c). */
+/* Blocks [begin, end) on this thread, in one pass each (cpu_hardmax_scan.c, cpu_hardmax_tiny.c,
+ * cpu_hardmax_near.c). */
 static void tiny_blocks(void *arg, uint64_t begin, uint64_t end)
 {
     fused_job *f = arg;
@@ -124,6 +133,10 @@ static void tiny_blocks(void *arg, uint64_t begin, uint64_t end)
     const uint64_t slice_bytes = p->n * p->inner * p->esize;
     const uint64_t o0 = begin * f->block,
                    o1 = end * f->block < p->outer ? end * f->block : p->outer;
+    if (clmax_cpu_hardmax_scan_fits(p, f->wide)) { /* blocks [begin, end) at once */
+        clmax_cpu_hardmax_scan(p, o1 - o0, f->x + o0 * slice_bytes, f->y + o0 * slice_bytes);
+        return;
+    }
     if (clmax_cpu_hardmax_near_fits(p)) { /* blocks [begin, end) at once: its setup once */
         clmax_cpu_hardmax_near(p, o1 - o0, f->x + o0 * slice_bytes, f->y + o0 * slice_bytes,
                                f->wide);
@@ -218,10 +231,7 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
         f.block = block_slices(p);
         const uint64_t blocks = (p->outer + f.block - 1) / f.block;
         clmax_parallel_for(ctx, blocks, FUSE_BLOCKS_MIN,
-                           clmax_cpu_hardmax_tiny_fits(p) || clmax_cpu_hardmax_near_fits(p)
-                               ? tiny_blocks
-                               : fused_blocks,
-                           &f);
+                           one_pass(p, f.wide) ? tiny_blocks : fused_blocks, &f);
     }
     clmax_status st = (clmax_status)atomic_load(&f.status);
     if (st != CLMAX_OK)

@@ -1,0 +1,122 @@
+/* Hardmax on the CPU path in 512-bit vectors over slices [n, inner] of a few rows and lanes, such
+ * as [B, 3, 7] or rows of 5, by running maxima along the axis: a group of whole slices' keys go to
+ * a buffer; ceil(log2(n - 1)) passes then give each position the maximum of the rows before it
+ * (each pass doubling the rows a position has seen: a masked max with the position 2^t rows back)
+ * and of the rows after it; a position is 1 where its key is larger than every row's before it and
+ * no smaller than every row's after it: the first maximum.
+ *
+ * Why: cpu_hardmax_near.c compares each position with every other row of its slice, two compares
+ * and their masks a row, and is bound by them more than by the memory: float16 [B, 7, 7] ran at 8.1
+ * GB/s on one thread from the cache, 10 GB/s on two from memory (0.52 of the read + write limit).
+ * The passes cost a masked max a doubling each way whatever the lanes, cheaper on axes of up to 5
+ * and of 8; at 6 and 7 rows the two ran as fast. Keys are integers (keys.h), so the caller's MXCSR
+ * plays no part. */
+#include "cpu_hardmax_scan.h"
+
+#include "cpu_kernels.h"
+#include "cpu_short.h"
+#include "keys.h"
+#include "stream.h"
+
+#include <string.h>
+
+#define SCAN_BYTES 8192   /* keys of a group of whole slices: its buffers in the L1 */
+#define SCAN_INNER_MAX 64 /* lanes a slice at most */
+#define SCAN_PASSES_MAX 3 /* axes of up to 9 rows: a pass reads 4 * SCAN_INNER_MAX keys away */
+#define SCAN_STREAM_MIN (8u << 20) /* one-hot outputs at least this large are streamed out */
+/* The axes taken, from the codes before (in turns, 2 rounds, 256 MiB, [B, n, 1..64] on 2 threads):
+ * float16 of 2 to 5 rows x0.98-1.37 (most x1.1-1.3), of 8 x1.02-1.13; float32 of 2 to 5 x0.98-1.80;
+ * of 6 and 7 rows (the 512-bit neighbour compares) both x0.89-1.22, float32 of 8 x0.87-1.19, and
+ * 10 or 12 rows (the winners' way) x0.79-1.17, which stay there. */
+#define SCAN_N 5
+#define SCAN_N_TWO_BYTES 8
+
+#if CLMAX_LANES_512
+
+#include <immintrin.h>
+
+/* Passes for an axis of n: the rows a position sees double each pass, from 1 to n - 1 or more. */
+static unsigned clmax_cpu_hardmax_scan_passes(uint64_t n)
+{
+    unsigned t = 0;
+    while (((uint64_t)1 << t) < n - 1)
+        t++;
+    return t;
+}
+
+#define SCAN_SFX f16
+#define SCAN_T uint16_t
+#define SCAN_ST int16_t
+#define SCAN_M __mmask32
+#define SCAN_KEY clmax_key_f16
+#define SCAN_ONE 0x3C00u
+#define SCAN_W epi16
+#include "cpu_hardmax_scan.inc"
+
+#define SCAN_SFX bf16
+#define SCAN_T uint16_t
+#define SCAN_ST int16_t
+#define SCAN_M __mmask32
+#define SCAN_KEY clmax_key_bf16
+#define SCAN_ONE 0x3F80u
+#define SCAN_W epi16
+#include "cpu_hardmax_scan.inc"
+
+#define SCAN_SFX f32
+#define SCAN_T uint32_t
+#define SCAN_ST int32_t
+#define SCAN_M __mmask16
+#define SCAN_KEY clmax_key_f32
+#define SCAN_ONE 0x3F800000u
+#define SCAN_W epi32
+#include "cpu_hardmax_scan.inc"
+
+#define SCAN_SFX f64
+#define SCAN_T uint64_t
+#define SCAN_ST int64_t
+#define SCAN_M __mmask8
+#define SCAN_KEY clmax_key_f64
+#define SCAN_ONE 0x3FF0000000000000ull
+#define SCAN_W epi64
+#include "cpu_hardmax_scan.inc"
+
+#endif
+
+int clmax_cpu_hardmax_scan_fits(const clmax_problem *p, int wide)
+{
+#if CLMAX_LANES_512
+    if (!wide || !clmax_type_is_float(p->type) || p->n < 2 || p->inner < 1 ||
+        p->inner > SCAN_INNER_MAX)
+        return 0;
+    return p->n <= SCAN_N || (p->esize == 2 && p->n == SCAN_N_TWO_BYTES);
+#else
+    (void)p;
+    (void)wide;
+    return 0;
+#endif
+}
+
+void clmax_cpu_hardmax_scan(const clmax_problem *p, uint64_t rows, const void *x, void *y)
+{
+#if CLMAX_LANES_512
+    switch (p->type) {
+    case CLMAX_TYPE_FLOAT16:
+        scan_f16(p, rows, x, y);
+        break;
+    case CLMAX_TYPE_BFLOAT16:
+        scan_bf16(p, rows, x, y);
+        break;
+    case CLMAX_TYPE_FLOAT32:
+        scan_f32(p, rows, x, y);
+        break;
+    default:
+        scan_f64(p, rows, x, y);
+        break;
+    }
+#else
+    (void)p;
+    (void)rows;
+    (void)x;
+    (void)y;
+#endif
+}

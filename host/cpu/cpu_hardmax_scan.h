@@ -1,0 +1,16 @@
+/* Hardmax of float slices of short axes and few lanes by running maxima along the axis, in 512-bit
+ * vectors (cpu_hardmax_scan.c). */
+#ifndef CLMAX_CPU_HARDMAX_SCAN_H
+#define CLMAX_CPU_HARDMAX_SCAN_H
+
+#include "problem.h"
+
+#include <stdint.h>
+
+/* Whether this code takes p (a Hardmax problem) in a context with 512-bit vectors (wide). */
+int clmax_cpu_hardmax_scan_fits(const clmax_problem *p, int wide);
+
+/* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread. */
+void clmax_cpu_hardmax_scan(const clmax_problem *p, uint64_t rows, const void *x, void *y);
+
+#endif
