@@ -524,12 +524,13 @@ static void check_planted(clmax_context *ctx, clmax_type type, int64_t slices, i
     free(x);
 }
 
-/* Slices of 2 to 8 rows and 2 to 64 lanes, and rows of 5 to 7 (inner 1), which the CPU path
- * compares with their neighbours a vector at a time (host/cpu/cpu_hardmax_near.c), and the shapes
- * just past them. For every lane
- * of every slice a winner (a NaN of either sign, or 1.0 above the rest) is planted at each row
- * in turn, alone or tied at a later row; then ties everywhere and special values. Enough slices
- * that a call spans several of the kernel's key groups, the last one shorter. */
+/* Slices of 2 to 9 rows and 1 to 64 lanes, which the CPU path takes by running maxima in 512-bit
+ * vectors (host/cpu/cpu_hardmax_scan.c), else (2 to 8 rows, and rows of 5 to 7) by compares with
+ * their neighbours a vector at a time (host/cpu/cpu_hardmax_near.c), and the shapes just past
+ * them. For every lane of every slice a winner (a NaN of either sign, or 1.0 above the rest) is
+ * planted at each row in turn, alone or tied at a later row; then ties everywhere and special
+ * values. Enough slices that a call spans several of the kernel's key groups, the last one
+ * shorter. */
 BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
 {
     static const int64_t inners[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 24, 64};
@@ -538,12 +539,12 @@ BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
     test_rng rng;
     rng_seed(&rng, 29);
     for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
-        for (int64_t n = 2; n <= 9; n++)
+        for (int64_t n = 2; n <= 10; n++)
             for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++)
                 check_planted(ctx, test_float_types[t], 5000 / (n * inners[ii]) + 3, n, inners[ii],
                               modes, 2, &rng);
-    /* Outputs of 8 MiB and more, which the neighbour compares stream out from each aligned vector
-     * of a group (the slices of an odd count of lanes move that alignment slice by slice) */
+    /* Outputs of 8 MiB and more, which both codes stream out from each aligned vector of a group
+     * (the slices of an odd count of lanes move that alignment slice by slice) */
     static const struct {
         clmax_type type;
         int64_t n, inner;

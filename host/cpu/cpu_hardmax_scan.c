@@ -8,9 +8,8 @@
  * Why: cpu_hardmax_near.c compares each position with every other row of its slice, two compares
  * and their masks a row, and is bound by them more than by the memory: float16 [B, 7, 7] ran at 8.1
  * GB/s on one thread from the cache, 10 GB/s on two from memory (0.52 of the read + write limit).
- * The passes cost a masked max a doubling each way whatever the lanes, cheaper on axes of up to 5
- * and of 8; at 6 and 7 rows the two ran as fast. Keys are integers (keys.h), so the caller's MXCSR
- * plays no part. */
+ * The passes cost a masked max a doubling each way whatever the lanes. Keys are integers
+ * (keys.h), so the caller's MXCSR plays no part. */
 #include "cpu_hardmax_scan.h"
 
 #include "cpu_kernels.h"
@@ -22,14 +21,13 @@
 
 #define SCAN_BYTES 8192   /* keys of a group of whole slices: its buffers in the L1 */
 #define SCAN_INNER_MAX 64 /* lanes a slice at most */
-#define SCAN_PASSES_MAX 3 /* axes of up to 9 rows: a pass reads 4 * SCAN_INNER_MAX keys away */
+/* Rows a slice at most: three passes, the last in the final compare's (final_). In turns with the
+ * codes before (2 rounds, 256 MiB, 2 threads, [B, n, 1..64]), float16 and float32 of 2 to 5 rows
+ * x0.98-1.80 (most x1.1-1.3), of 6 to 8 x0.97-1.37, of 9 x1.08-1.57; of 12 and 16 (four passes)
+ * x0.80-1.09, which keep the winners' way. */
+#define SCAN_N_MAX 9
+#define SCAN_PASSES_MAX 3          /* ceil(log2(SCAN_N_MAX - 1)) */
 #define SCAN_STREAM_MIN (8u << 20) /* one-hot outputs at least this large are streamed out */
-/* The axes taken, from the codes before (in turns, 2 rounds, 256 MiB, [B, n, 1..64] on 2 threads):
- * float16 of 2 to 5 rows x0.98-1.37 (most x1.1-1.3), of 8 x1.02-1.13; float32 of 2 to 5 x0.98-1.80;
- * of 6 and 7 rows (the 512-bit neighbour compares) both x0.89-1.22, float32 of 8 x0.87-1.19, and
- * 10 or 12 rows (the winners' way) x0.79-1.17, which stay there. */
-#define SCAN_N 5
-#define SCAN_N_TWO_BYTES 8
 
 #if CLMAX_LANES_512
 
@@ -88,7 +86,7 @@ int clmax_cpu_hardmax_scan_fits(const clmax_problem *p, int wide)
     if (!wide || !clmax_type_is_float(p->type) || p->n < 2 || p->inner < 1 ||
         p->inner > SCAN_INNER_MAX)
         return 0;
-    return p->n <= SCAN_N || (p->esize == 2 && p->n == SCAN_N_TWO_BYTES);
+    return p->n <= SCAN_N_MAX;
 #else
     (void)p;
     (void)wide;
