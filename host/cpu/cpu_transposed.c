@@ -13,31 +13,12 @@
  *
  * Why: GCC vectorises such slices across slices only for 2, 4 or 8 rows (cpu_interleaved.c); the
  * others were dealt into rows (cpu_deal.c), each element moved on its own, then searched, or
- * packed, stacked or tiled. In turns with those (3 rounds, the order swapped, clmax-bench --sweep
- * --size=128 --backend=cpu, ratio of the limit): float16 [B, 4, 2] 0.87 -> 1.13, [B, 12, 2] 0.48
- * -> 0.87, [B, 32, 2] 0.49 -> 0.74; uint8 [B, 2, 4] 0.35 -> 0.89, [B, 32, 4] 0.33 -> 0.75; float16
- * [B, 3, 4] 0.66 -> 1.31, [B, 7, 4] 0.30 -> 0.60, [B, 21, 4] 0.26 -> 0.48; float32 [B, 3, 2] 0.35
- * -> 0.70, [B, 12, 2] 0.36 -> 0.49; uint8 [B, 21, 8] 0.40 -> 0.88; spread: uint8 [B, 3, 2] 0.58 ->
- * 1.05, [B, 21, 3] 0.46 -> 0.77, [B, 32, 7] 0.39 -> 0.90, float16 [B, 3, 3] 0.59 -> 1.01,
- * [B, 21, 3] 0.40 -> 0.49; 16-byte rows: float64 [B, 3, 2] 0.59 -> 1.05, [B, 5, 2] 0.36 -> 0.63,
- * float32 [B, 3, 4] 0.52 -> 0.77, float64 [B, 9..16, 2] x1.05-1.60 with the rows' count a
- * constant for 12 and 16 (x0.83-1.08 before it was);
- * float32 [B, 2..12, 3] from the stacked rows x1.08-1.74 (0.39-0.49 -> 0.45-0.69), [B, 16, 3]
- * x0.82-0.86 (TRANSPOSED_12_N_MAX); 16-byte rows of narrower types up to the slice's 256 bytes,
- * float32 [B, 12..16, 4] x1.34-1.40 (0.52 -> 0.71-0.73) and float16 [B, 8..16, 8] x1.35-1.51.
- * Past TRANSPOSED_SLICE_MAX bytes a slice it lost (float16 [B, 80..1024, 2] x0.40-0.82, [B, 64, 4]
- * x0.42, float32 [B, 64, 2] x0.69): b slices' rows far apart at once. Four-byte [B, n, 4] (b = 2:
- * two slices at once) up to TRANSPOSED_4X4_N_MAX rows, from the dealt rows, in turns (3 rounds,
- * 128 MiB): float32 [B, 17..24, 4] x1.39-1.51, Hardmax x1.24-1.36 (0.52-0.57 -> 0.75-0.81); from
- * 26 rows the other codes led (x0.85-0.96 at 26 and 28, x0.82 at 31). Two-byte rows of 5 to 7
- * lanes spread into 16 bytes, against the stacked rows and the lanes code (3 rounds, 128 MiB):
- * float16 [B, 2..16, 5..7] x1.13-1.50 (0.41-0.55 -> 0.47-0.81), [B, 17..21, 5..6] x2.2-3.1
- * (0.19-0.22 -> 0.46-0.62), Hardmax through the winners [B, 12..21, 5..7] x1.2-2.4. A row costs one
- * compare whichever the tie rule (the last index rule keeps the best where it is larger, instead of
- * an equality test beside the compare) and the best is the max where AVX2 has one: in turns with
- * the compare, equality and blend before it (3 rounds, 5 where said): float16 [B, 8..21, 2..4]
- * x1.02-1.29, uint8 [B, 21, 3..8] x1.16-1.30, float32 [B, 12, 2] x1.11, [B, 3..12, 4] x1.16-1.17
- * (5), float64 [B, 5..12, 2] x1.01-1.02 (5).
+ * packed, stacked or tiled. In turns with those, the first shapes here ran x1.2-2.5 (float16
+ * [B, 12, 2] 0.48 -> 0.87 of the limit, uint8 [B, 32, 7] 0.39 -> 0.90); the figures of each kind
+ * and of the bounds (TRANSPOSED_SLICE_MAX, TRANSPOSED_4X4_N_MAX, TRANSPOSED_12_N_MAX) are in
+ * docs/PERFORMANCE.md, "Tuning values". A row costs one compare whichever the tie rule (the last
+ * index rule keeps the best where it is larger, instead of an equality test beside the compare)
+ * and the best is the max where AVX2 has one.
  *
  * Loads read b words from a slice's row kb, so that past its last row they read into the next
  * slice (those words feed transposed rows no one uses); a group whose loads would pass the input's
@@ -378,6 +359,26 @@ static keying keying_of(const clmax_problem *p)
     return kg;
 }
 
+/* The groups code of each element size (1, 2, 4 and 8 bytes) and lane count (2 to 8), NULL where
+ * there is none: the shapes this file takes. */
+static const groups_fn groups_by_shape[4][9] = {
+    {[2] = groups_1x2, groups_1x3, groups_1x4, groups_1x5, groups_1x6, groups_1x7, groups_1x8},
+    {[2] = groups_2x2, groups_2x3, groups_2x4, groups_2x5, groups_2x6, groups_2x7, groups_2x8},
+    {[2] = groups_4x2, groups_4x3, groups_4x4},
+    {[2] = groups_8x2},
+};
+
+/* p's groups code, or NULL where this file has none. */
+static groups_fn groups_of(const clmax_problem *p)
+{
+    const int size = p->esize == 1   ? 0
+                     : p->esize == 2 ? 1
+                     : p->esize == 4 ? 2
+                     : p->esize == 8 ? 3
+                                     : -1;
+    return size >= 0 && p->inner <= 8 ? groups_by_shape[size][p->inner] : NULL;
+}
+
 void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slices, uint64_t left,
                           int stream, int64_t *out)
 {
@@ -386,63 +387,7 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
     const uint64_t rb = p->esize * p->inner, b = rb <= 4   ? 8
                                                  : rb <= 8 ? 4
                                                            : 2; /* row bytes; slices a group */
-    groups_fn fn;
-    switch (p->esize * 16 + p->inner) {
-    case 2 * 16 + 2:
-        fn = groups_2x2;
-        break;
-    case 1 * 16 + 4:
-        fn = groups_1x4;
-        break;
-    case 4 * 16 + 2:
-        fn = groups_4x2;
-        break;
-    case 8 * 16 + 2:
-        fn = groups_8x2;
-        break;
-    case 4 * 16 + 4:
-        fn = groups_4x4;
-        break;
-    case 2 * 16 + 8:
-        fn = groups_2x8;
-        break;
-    case 2 * 16 + 4:
-        fn = groups_2x4;
-        break;
-    case 1 * 16 + 8:
-        fn = groups_1x8;
-        break;
-    case 1 * 16 + 2:
-        fn = groups_1x2;
-        break;
-    case 1 * 16 + 3:
-        fn = groups_1x3;
-        break;
-    case 1 * 16 + 5:
-        fn = groups_1x5;
-        break;
-    case 1 * 16 + 6:
-        fn = groups_1x6;
-        break;
-    case 1 * 16 + 7:
-        fn = groups_1x7;
-        break;
-    case 4 * 16 + 3:
-        fn = groups_4x3;
-        break;
-    case 2 * 16 + 5:
-        fn = groups_2x5;
-        break;
-    case 2 * 16 + 6:
-        fn = groups_2x6;
-        break;
-    case 2 * 16 + 7:
-        fn = groups_2x7;
-        break;
-    default:
-        fn = groups_2x3;
-        break;
-    }
+    const groups_fn fn = groups_of(p);
     const uint64_t n = p->n, group = rb * n * b, per = b * p->inner;
     /* the bytes a group's loads span: to row b - 1 of the last slice, or its end; the spread
      * loads more */
@@ -473,11 +418,7 @@ void clmax_cpu_transposed(const clmax_problem *p, const void *xv, uint64_t slice
 int clmax_cpu_transposed_fits(const clmax_problem *p)
 {
     const uint64_t in = p->inner;
-    const int shape = p->esize == 1   ? in >= 2 && in <= 8
-                      : p->esize == 2 ? in >= 2 && in <= 8
-                      : p->esize == 4 ? in >= 2 && in <= 4
-                                      : in == 2;
-    if (!shape) return 0;
+    if (groups_of(p) == NULL) return 0;
     /* the most rows: a slice's TRANSPOSED_SLICE_MAX bytes, but four-byte rows of 3 and 4 lanes */
     const uint64_t n_max = p->esize == 4 && in == 3   ? TRANSPOSED_12_N_MAX
                            : p->esize == 4 && in == 4 ? TRANSPOSED_4X4_N_MAX
