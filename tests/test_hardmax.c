@@ -524,16 +524,16 @@ static void check_planted(clmax_context *ctx, clmax_type type, int64_t slices, i
     free(x);
 }
 
-/* Slices of 2 to 9 rows and 1 to 64 lanes, which the CPU path takes by running maxima in 512-bit
- * vectors (host/cpu/cpu_hardmax_scan.c), else (2 to 8 rows, and rows of 5 to 7) by compares with
- * their neighbours a vector at a time (host/cpu/cpu_hardmax_near.c), and the shapes just past
- * them. For every lane of every slice a winner (a NaN of either sign, or 1.0 above the rest) is
- * planted at each row in turn, alone or tied at a later row; then ties everywhere and special
- * values. Enough slices that a call spans several of the kernel's key groups, the last one
- * shorter. */
+/* Slices of 2 to 9 rows and 1 to 64 lanes (two-byte ones of 5 rows or more, 1 to 256), which the
+ * CPU path takes by running maxima in 512-bit vectors (host/cpu/cpu_hardmax_scan.c), else (2 to 8
+ * rows, and rows of 5 to 7) by compares with their neighbours a vector at a time
+ * (host/cpu/cpu_hardmax_near.c), and the shapes just past them. For every lane of every slice a
+ * winner (a NaN of either sign, or 1.0 above the rest) is planted at each row in turn, alone or
+ * tied at a later row; then ties everywhere and special values. Enough slices that a call spans
+ * several of the kernel's key groups, the last one shorter. */
 BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
 {
-    static const int64_t inners[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 24, 64};
+    static const int64_t inners[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 24, 64, 65, 200, 256};
     static const fill_mode modes[] = {FILL_FEW, FILL_SPECIAL};
     clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
@@ -548,11 +548,9 @@ BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
     static const struct {
         clmax_type type;
         int64_t n, inner;
-    } big[] = {{CLMAX_TYPE_FLOAT32, 2, 3},
-               {CLMAX_TYPE_FLOAT16, 3, 7},
-               {CLMAX_TYPE_FLOAT32, 6, 5},
-               {CLMAX_TYPE_FLOAT64, 4, 3},
-               {CLMAX_TYPE_BFLOAT16, 8, 2}};
+    } big[] = {{CLMAX_TYPE_FLOAT32, 2, 3},  {CLMAX_TYPE_FLOAT16, 3, 7},
+               {CLMAX_TYPE_FLOAT32, 6, 5},  {CLMAX_TYPE_FLOAT64, 4, 3},
+               {CLMAX_TYPE_BFLOAT16, 8, 2}, {CLMAX_TYPE_FLOAT16, 7, 200}};
     for (size_t b = 0; b < sizeof big / sizeof big[0] && !test_small(); b++) {
         const int64_t es = (int64_t)ref_type_size(big[b].type);
         check_planted(ctx, big[b].type, (8 << 20) / (es * big[b].n * big[b].inner) + 7, big[b].n,

@@ -20,7 +20,16 @@
 #include <string.h>
 
 #define SCAN_BYTES 8192   /* keys of a group of whole slices: its buffers in the L1 */
-#define SCAN_INNER_MAX 64 /* lanes a slice at most */
+#define SCAN_INNER_MAX 64 /* lanes a slice at most, */
+/* ... but two-byte slices of SCAN_WIDE_N_MIN rows or more, which take up to SCAN_WIDE_INNER_MAX:
+ * in turns with the winners' way (2 rounds, 256 MiB, 2 threads), float16 [B, 5..8, 128..256]
+ * x1.08-1.59; of 3 rows x0.89-1.28 against the tiny code, float32 of 7 rows x0.88-0.94. */
+#define SCAN_WIDE_N_MIN 5
+#define SCAN_WIDE_INNER_MAX 256
+#define SCAN_REACH_BYTES 512 /* a row's lanes at most: SCAN_WIDE_INNER_MAX two-byte ones */
+_Static_assert(SCAN_INNER_MAX * 8 <= SCAN_REACH_BYTES &&
+                   SCAN_WIDE_INNER_MAX * 2 <= SCAN_REACH_BYTES,
+               "the buffers' margins hold the passes' reach");
 /* Rows a slice at most: three passes, the last in the final compare's (final_). In turns with the
  * codes before (2 rounds, 256 MiB, 2 threads, [B, n, 1..64]), float16 and float32 of 2 to 5 rows
  * x0.98-1.80 (most x1.1-1.3), of 6 to 8 x0.97-1.37, of 9 x1.08-1.57; of 12 and 16 (four passes)
@@ -28,6 +37,7 @@
 #define SCAN_N_MAX 9
 #define SCAN_PASSES_MAX 3          /* ceil(log2(SCAN_N_MAX - 1)) */
 #define SCAN_STREAM_MIN (8u << 20) /* one-hot outputs at least this large are streamed out */
+_Static_assert(SCAN_BYTES >= (uint64_t)SCAN_N_MAX * SCAN_REACH_BYTES, "a group holds a slice");
 
 #if CLMAX_LANES_512
 
@@ -83,10 +93,10 @@ static unsigned clmax_cpu_hardmax_scan_passes(uint64_t n)
 int clmax_cpu_hardmax_scan_fits(const clmax_problem *p, int wide)
 {
 #if CLMAX_LANES_512
-    if (!wide || !clmax_type_is_float(p->type) || p->n < 2 || p->inner < 1 ||
-        p->inner > SCAN_INNER_MAX)
+    if (!wide || !clmax_type_is_float(p->type) || p->n < 2 || p->n > SCAN_N_MAX || p->inner < 1)
         return 0;
-    return p->n <= SCAN_N_MAX;
+    return p->inner <= SCAN_INNER_MAX ||
+           (p->esize == 2 && p->n >= SCAN_WIDE_N_MIN && p->inner <= SCAN_WIDE_INNER_MAX);
 #else
     (void)p;
     (void)wide;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* Whether this code takes p (a Hardmax problem) in a context with 512-bit vectors (wide): a float
- * type, 2 to 9 rows of 1 to 64 lanes. */
+ * type, 2 to 9 rows of 1 to 64 lanes (two-byte types of 5 rows or more, up to 256 lanes). */
 int clmax_cpu_hardmax_scan_fits(const clmax_problem *p, int wide);
 
 /* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread. */
