@@ -97,7 +97,7 @@ static inline uint64_t clmax_lane_block(size_t elem_size)
  * (4 bytes a lane for 8- and 16-bit keys, 8 for 32-bit ones), or for 64-bit keys 8 bytes of key
  * and 4 of index apart; 8-bit keys also keep a block's best key and its row, a byte each.
  * Wider tiles keep each row's run long for the prefetcher; 64 KiB beat 32 and 128 in the library
- * (docs/PERFORMANCE.md, "Tuning values"). */
+ * (docs/TUNING.md). */
 #define CLMAX_WIDE_BYTES 65536
 
 static inline uint64_t clmax_wide_key_bytes(size_t elem_size)

@@ -28,7 +28,7 @@
 
 /* Rows are read in runs of ROW_RUN bytes, each after prefetching its lines ROW_PREFETCH bytes on
  * (a prefetch per line inside the loop stops its vectorisation): without it these loops wait on
- * memory where the hardware prefetcher lags. The values: docs/PERFORMANCE.md. */
+ * memory where the hardware prefetcher lags. The values: docs/TUNING.md. */
 #ifndef ROW_PREFETCH
 #define ROW_PREFETCH 4096
 #endif

@@ -124,7 +124,7 @@ static deal_fn pick_deal(size_t esize, uint64_t inner)
 int clmax_cpu_deal_fits(size_t esize, uint64_t n, uint64_t inner)
 {
     /* Rows of lanes under a vector, and rows of at most 1 KiB, 512 bytes for 8-byte types: wider
-     * lanes and longer 8-byte rows ran as fast or faster in the lanes code (docs/PERFORMANCE.md).
+     * lanes and longer 8-byte rows ran as fast or faster in the lanes code (docs/TUNING.md).
      */
     if (inner * esize >= 32 || n * esize > (esize == 8 ? 512 : 1024)) return 0;
     return inner >= 2 && inner <= DEAL_INNER && n >= 2 && n <= CLMAX_SHORT_MAX_N &&

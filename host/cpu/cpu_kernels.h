@@ -64,7 +64,7 @@
 /* Slices [n, inner] of one-byte elements, at most SLICE_ELEMS of them, with 8 to SLICE_INNER - 1
  * lanes run whole, a group at a time (slices_*): [B, 80, 16] uint8 ran 4 times faster so, 40
  * lanes a fifth slower. Wider elements and fewer lanes ran as fast or faster in the lanes code
- * (docs/PERFORMANCE.md). */
+ * (docs/TUNING.md). */
 #define SLICE_ELEMS 4096
 #define SLICE_INNER 32
 /* And eight-byte slices of 4 lanes or more (past the dealt rows' 3) of up to SLICE8_ELEMS: a

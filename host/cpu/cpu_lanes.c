@@ -6,7 +6,7 @@
 
 /* Integer lanes of a stream prefetch LANE_PF_CHUNK bytes of each of the four rows at a time, before
  * those lanes: spread over the step, not in a run before it (the float lanes, whose vectorised
- * loop lost to the chunks, keep the run; docs/PERFORMANCE.md). */
+ * loop lost to the chunks, keep the run; docs/TUNING.md). */
 #ifndef LANE_PF_CHUNK
 #define LANE_PF_CHUNK 64
 #endif

@@ -16,9 +16,9 @@
  * packed, stacked or tiled. In turns with those, the first shapes here ran x1.2-2.5 (float16
  * [B, 12, 2] 0.48 -> 0.87 of the limit, uint8 [B, 32, 7] 0.39 -> 0.90); the figures of each kind
  * and of the bounds (TRANSPOSED_SLICE_MAX, TRANSPOSED_4X4_N_MAX, TRANSPOSED_12_N_MAX) are in
- * docs/PERFORMANCE.md, "Tuning values". A row costs one compare whichever the tie rule (the last
- * index rule keeps the best where it is larger, instead of an equality test beside the compare)
- * and the best is the max where AVX2 has one.
+ * docs/TUNING.md. A row costs one compare whichever the tie rule (the last index rule keeps the
+ * best where it is larger, instead of an equality test beside the compare) and the best is the max
+ * where AVX2 has one.
  *
  * Loads read b words from a slice's row kb, so that past its last row they read into the next
  * slice (those words feed transposed rows no one uses); a group whose loads would pass the input's
