@@ -220,13 +220,14 @@ static void hardmax_fill_rows(void *arg, uint64_t begin, uint64_t end)
 }
 
 #define FILL_BYTES_PER_THREAD (1u << 20)
-#define STREAM_MIN_BYTES (8u << 20) /* one-hot blocks at least this large are streamed out */
-#define STREAM_MIN_ROW 1024u        /* ... when a one lands at most every this many bytes */
-#define ONES_PER_THREAD 4096u       /* ones written apart: fewer go to the calling thread alone */
+/* Outputs of CLMAX_STREAM_MIN bytes or more are streamed out where a one lands at most every
+ * STREAM_MIN_ROW bytes: a one in a shorter row would read back the line just streamed. */
+#define STREAM_MIN_ROW 1024u
+#define ONES_PER_THREAD 4096u /* ones written apart: fewer go to the calling thread alone */
 
 void clmax_onehot_put(void *dst, const void *src, size_t bytes, uint64_t call_bytes)
 {
-    if (call_bytes >= STREAM_MIN_BYTES)
+    if (call_bytes >= CLMAX_STREAM_MIN)
         clmax_stream_copy(dst, src, bytes);
     else
         memcpy(dst, src, bytes);
@@ -260,7 +261,7 @@ static void fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx,
     const uint64_t rows = p->outer;
     const int threads = ctx != NULL ? ctx->num_threads : 1;
     uint64_t row_bytes = p->n * p->inner * p->esize;
-    if (call_bytes >= STREAM_MIN_BYTES) {
+    if (call_bytes >= CLMAX_STREAM_MIN) {
         fill_job g = {p, idx, y, rows, 1};
         if (row_bytes <= ONEHOT_BUF) {
             uint64_t per = FILL_BYTES_PER_THREAD / row_bytes;
@@ -277,7 +278,7 @@ static void fill(clmax_context *ctx, const clmax_problem *p, const int64_t *idx,
     /* Streaming stores when the output is large and the ones are sparse: a one in a short row
      * would read back the line just streamed out. */
     fill_job f = {p, idx, y, rows,
-                  rows * row_bytes >= STREAM_MIN_BYTES && row_bytes >= STREAM_MIN_ROW};
+                  rows * row_bytes >= CLMAX_STREAM_MIN && row_bytes >= STREAM_MIN_ROW};
     if (rows >= 2 * (uint64_t)threads || row_bytes < 2 * FILL_BYTES_PER_THREAD) {
         uint64_t per = row_bytes >= FILL_BYTES_PER_THREAD ? 1 : FILL_BYTES_PER_THREAD / row_bytes;
         run_range(ctx, rows, per, hardmax_fill_rows, &f);
@@ -304,14 +305,14 @@ void clmax_onehot_fill_here(const clmax_problem *p, const int64_t *idx, void *y,
 
 void clmax_onehot_all_ones(clmax_context *ctx, const clmax_problem *p, void *y)
 {
-    fill_job f = {p, NULL, y, p->outer, p->outer * p->inner * p->esize >= STREAM_MIN_BYTES};
+    fill_job f = {p, NULL, y, p->outer, p->outer * p->inner * p->esize >= CLMAX_STREAM_MIN};
     clmax_parallel_for(ctx, p->outer * p->inner, ONES_PER_THREAD * 16, hardmax_all_ones, &f);
 }
 
 void clmax_onehot_lane_block(const clmax_problem *p, const int64_t *w, uint64_t lanes, void *y,
                              uint64_t call_bytes)
 {
-    const int stream = call_bytes >= STREAM_MIN_BYTES;
+    const int stream = call_bytes >= CLMAX_STREAM_MIN;
     lane_rows(p, w, lanes, y, 0, p->n, stream);
     if (stream) clmax_stream_fence();
 }

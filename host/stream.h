@@ -10,6 +10,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Outputs of at least this many bytes are streamed out where a code has a streamed way: smaller
+ * ones are left to plain stores, which keep them in the cache for a caller that reads them next;
+ * every code's own measurements (docs/TUNING.md) found its gain from here. */
+#define CLMAX_STREAM_MIN (8u << 20)
+
 #if defined(__x86_64__) || defined(__SSE2__)
 #include <emmintrin.h>
 #define CLMAX_HAVE_STREAM 1

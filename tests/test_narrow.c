@@ -103,7 +103,7 @@ static void run_type(clmax_backend backend, clmax_type type)
 TYPE_GROUP_TESTS(narrow, types, run_type, .timeout = 900)
 
 /* Strided outputs of at least 8 MiB and a quarter of the input, which the CPU path streams out
- * (host/cpu/cpu_backend.c, STREAM_OUT_MIN): a million winners and more from dealt slices, from
+ * (host/cpu/cpu_backend.c, CLMAX_STREAM_MIN): a million winners and more from dealt slices, from
  * the lanes code at output addresses of either 16-byte alignment (41 lanes), and from one-byte
  * slices (17 lanes). */
 BACKEND_TEST(narrow, streamed_outputs, .timeout = 900)

@@ -17,6 +17,7 @@
 #include "cpu_short.h"
 #include "keys.h"
 #include "status.h"
+#include "stream.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@
 #define LANE_COUNT_SHORT 2048
 #define LINE_LANES(p) (64 / (p)->esize)
 #define STACK_LANES 256 /* lane blocks up to this size keep their state on the stack */
-/* Strided outputs of at least STREAM_OUT_MIN bytes and a quarter of the input are streamed out
+/* Strided outputs of at least CLMAX_STREAM_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
  * [B, 3, 16] float32 49 -> 36 ms. Smaller shares lost more to the copy than they saved (uint8
  * [B, 80, 16]), as did contiguous rows (float16 [B, 21, 1] 16 -> 18 ms, [B, 3..4, 1] x0.81-0.83)
@@ -50,10 +51,9 @@
  * 0.95 of the limit, float16 0.55 -> 1.04, float32 0.76 -> 1.05). Not Hardmax's index scratch
  * (reread), read back at once: streamed out, that read went to memory and took half again as
  * long. */
-#define STREAM_OUT_MIN (8u << 20)
 #define OUT_CHUNK 512
 /* The winners of lane blocks whose rows are PIECE_ROW_MIN bytes or more, on axes of up to PIECE_N
- * (one segment) and with STREAM_OUT_MIN bytes of winners or more, are found and streamed out a
+ * (one segment) and with CLMAX_STREAM_MIN bytes of winners or more, are found and streamed out a
  * piece of PIECE_LANES lanes at a time (512 bytes of each row, 1 KiB of winners at least): a
  * block's 16 KiB of winners written after its reads left the memory's reads and writes in turns.
  * In turns on this machine, [B, 2..4, 4096..2^20] at 256 MiB: uint8 0.62-0.72 -> 0.75-0.87 of the
@@ -575,7 +575,7 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     if (p->n == 1) { /* every index is 0: the input need not be read */
         const uint64_t count = p->outer * p->inner;
         void (*zero)(void *, uint64_t, uint64_t) =
-            count * 8 >= STREAM_OUT_MIN ? zero_indices_streamed : zero_indices;
+            count * 8 >= CLMAX_STREAM_MIN ? zero_indices_streamed : zero_indices;
         if (max_threads > 1)
             clmax_parallel_for(ctx, count, UNIT_BYTES / 8, zero, idx);
         else
@@ -657,11 +657,11 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.units = jb.row_units * jb.lane_units * jb.nseg;
     /* 8-byte winners of at least a quarter of the input's bytes: n * esize <= 32 */
     jb.stream = jb.nseg == 1 && !p->reread && p->inner > 1 && p->n * p->esize <= 32 &&
-                p->outer * p->inner * 8 >= STREAM_OUT_MIN;
+                p->outer * p->inner * 8 >= CLMAX_STREAM_MIN;
     jb.pieces = jb.nseg == 1 && !p->reread && p->inner > 1 && p->n <= PIECE_N &&
-                p->outer * p->inner * 8 >= STREAM_OUT_MIN;
+                p->outer * p->inner * 8 >= CLMAX_STREAM_MIN;
     jb.stream_rows = p->inner == 1 && p->n == 2 && p->esize <= 4 && jb.nseg == 1 && !p->reread &&
-                     jb.fn.short_simd != NULL && p->outer * 8 >= STREAM_OUT_MIN;
+                     jb.fn.short_simd != NULL && p->outer * 8 >= CLMAX_STREAM_MIN;
 
     if (jb.nseg > 1) {
         size_t count = (size_t)(p->outer * p->inner * jb.nseg);

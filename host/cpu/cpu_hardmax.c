@@ -41,7 +41,7 @@
 #define FUSE_LANES_AXIS_N 24
 #define RUNS_THREAD_BYTES (64u << 10) /* input bytes a thread at least (cpu_hardmax_runs.c) */
 /* cpu_hardmax_tiny.c's one-hot of lanes and of rows of two is built TINY_CHUNK bytes (or one
- * slice) at a time in the L1 cache and streamed out, where the call has TINY_STREAM_MIN bytes or
+ * slice) at a time in the L1 cache and streamed out, where the call has CLMAX_STREAM_MIN bytes or
  * more: its vector loops' plain stores read each output line first. Float32 [B, 2..4, 16..64]
  * 0.59-0.66 -> 0.77-0.86 of the limit, float16 0.61-0.69 -> 0.58-0.81, rows of two float16 and
  * float32 0.67-0.68 -> 0.75-0.76; rows of 3, 4 and 8 ran 2-18% slower so (the copy costs more than
@@ -49,7 +49,6 @@
  * writes in turns, not side by side). */
 #define TINY_CHUNK 1024u
 #define TINY_SLICE_MAX 8160u /* tiny's largest slice: 4 rows of 255 eight-byte lanes */
-#define TINY_STREAM_MIN (8u << 20)
 
 typedef struct fused_job {
     clmax_context *ctx;
@@ -142,7 +141,7 @@ static void tiny_blocks(void *arg, uint64_t begin, uint64_t end)
                                f->wide);
         return;
     }
-    if (f->call_bytes >= TINY_STREAM_MIN && slice_bytes <= TINY_SLICE_MAX &&
+    if (f->call_bytes >= CLMAX_STREAM_MIN && slice_bytes <= TINY_SLICE_MAX &&
         (p->inner > 1 || p->n == 2)) {
         tiny_streamed(p, f->x + o0 * slice_bytes, f->y + o0 * slice_bytes, o1 - o0);
         return;

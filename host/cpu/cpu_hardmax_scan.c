@@ -35,8 +35,7 @@ _Static_assert(SCAN_INNER_MAX * 8 <= SCAN_REACH_BYTES &&
  * x0.98-1.80 (most x1.1-1.3), of 6 to 8 x0.97-1.37, of 9 x1.08-1.57; of 12 and 16 (four passes)
  * x0.80-1.09, which keep the winners' way. */
 #define SCAN_N_MAX 9
-#define SCAN_PASSES_MAX 3          /* ceil(log2(SCAN_N_MAX - 1)) */
-#define SCAN_STREAM_MIN (8u << 20) /* one-hot outputs at least this large are streamed out */
+#define SCAN_PASSES_MAX 3 /* ceil(log2(SCAN_N_MAX - 1)) */
 _Static_assert(SCAN_BYTES >= (uint64_t)SCAN_N_MAX * SCAN_REACH_BYTES, "a group holds a slice");
 
 #if CLMAX_LANES_512
