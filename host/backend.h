@@ -45,7 +45,8 @@ struct clmax_context {
     uint64_t max_chunk_bytes; /* 0: no limit besides the device's */
     clmax_strategy strategy;
     clmax_plan_as plan_as;
-    int cpu_avx512_off; /* CLMAX_CPU_AVX512=off: the CPU path keeps to 256-bit vectors */
+    int cpu_avx512_off;  /* CLMAX_CPU_AVX512=off: the CPU path keeps to 256-bit vectors */
+    int cpu_avx512_full; /* =full: every 512-bit code, none measured first */
     int fallback; /* created in auto mode: a failing OpenCL call is answered by the CPU path */
     clmax_auto_path auto_path; /* how an auto context picks the path of a host-pointer call */
     pthread_mutex_t cost_lock; /* guards the cost profile's measurement */

@@ -51,10 +51,10 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     uint64_t chunk = o.max_chunk_bytes;
     clmax_strategy strategy = o.strategy;
     clmax_plan_as plan_as;
-    int avx512_off;
+    int avx512;
     clmax_auto_path auto_path;
     clmax_status st =
-        clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as, &avx512_off, &auto_path);
+        clmax_parse_env(&o, &backend, &chunk, &strategy, &plan_as, &avx512, &auto_path);
     clmax_cache_settings cache;
     if (st == CLMAX_OK) st = clmax_cache_settings_of(&o, &cache);
     if (st != CLMAX_OK) return st;
@@ -69,7 +69,8 @@ clmax_status clmax_context_create(const clmax_context_options *options, clmax_co
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;
-    ctx->cpu_avx512_off = avx512_off;
+    ctx->cpu_avx512_off = avx512 == 1;
+    ctx->cpu_avx512_full = avx512 == 2;
 
     if (backend != CLMAX_BACKEND_CPU) {
         clmax_open_store(ctx, &o, &cache); /* before the device's probes, which it keeps */

@@ -41,13 +41,13 @@ static int choice(const char *v, const char *const *names)
 
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
                              uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
-                             int *avx512_off, clmax_auto_path *auto_path)
+                             int *avx512, clmax_auto_path *auto_path)
 {
     /* In the order of each enum's values. */
     static const char *const backends[] = {"auto", "opencl", "cpu", NULL};
     static const char *const strategies[] = {"auto", "rows", "strided", "split", NULL};
     static const char *const plans[] = {"auto", "cpu", "gpu", NULL};
-    static const char *const isa[] = {"auto", "off", NULL};
+    static const char *const isa[] = {"auto", "off", "full", NULL};
     static const char *const paths[] = {"model", "cpu", "opencl", NULL};
     const char *v;
     int i;
@@ -80,12 +80,12 @@ clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *back
                               "CLMAX_PLAN=%s: expected auto, cpu or gpu", v);
         *plan_as = (clmax_plan_as)i;
     }
-    *avx512_off = 0;
+    *avx512 = 0;
     if ((v = env(o, "CLMAX_CPU_AVX512")) != NULL) {
         if ((i = choice(v, isa)) < 0)
             return clmax_fail(CLMAX_ERROR_INVALID_ARGUMENT,
-                              "CLMAX_CPU_AVX512=%s: expected auto or off", v);
-        *avx512_off = i == 1;
+                              "CLMAX_CPU_AVX512=%s: expected auto, off or full", v);
+        *avx512 = i;
     }
     if (auto_path != NULL) {
         *auto_path = CLMAX_AUTO_PATH_MODEL;

@@ -8,12 +8,12 @@
 
 /* Applies the CLMAX_* environment (unless o->ignore_environment) to the settings left at their
  * defaults; backend may be NULL where the backend is not chosen from the environment. *plan_as
- * and *avx512_off have no option: CLMAX_PLAN_AS_DEVICE and 0 unless CLMAX_PLAN and
- * CLMAX_CPU_AVX512 say otherwise; *auto_path (NULL: not asked) is CLMAX_AUTO_PATH_MODEL unless
- * CLMAX_AUTO_PATH says otherwise. */
+ * and *avx512 have no option: CLMAX_PLAN_AS_DEVICE and 0 unless CLMAX_PLAN and CLMAX_CPU_AVX512
+ * say otherwise (*avx512: 0 auto, 1 off, 2 full); *auto_path (NULL: not asked) is
+ * CLMAX_AUTO_PATH_MODEL unless CLMAX_AUTO_PATH says otherwise. */
 clmax_status clmax_parse_env(const clmax_context_options *o, clmax_backend *backend,
                              uint64_t *chunk, clmax_strategy *strategy, clmax_plan_as *plan_as,
-                             int *avx512_off, clmax_auto_path *auto_path);
+                             int *avx512, clmax_auto_path *auto_path);
 
 /* The program cache's settings. */
 typedef struct clmax_cache_settings {

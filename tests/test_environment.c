@@ -246,8 +246,8 @@ Test(context, environment_cpu_avx512, .timeout = 900)
     free(x);
 }
 
-/* A CLMAX_CPU_AVX512 other than auto or off is refused, naming the variable; ignore_environment
- * does not read it. */
+/* A CLMAX_CPU_AVX512 other than auto, off or full is refused, naming the variable;
+ * ignore_environment does not read it. */
 Test(context, environment_cpu_avx512_bad_value)
 {
     static const char *const bad[] = {"on", "512", "off "};

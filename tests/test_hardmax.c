@@ -525,8 +525,9 @@ static void check_planted(clmax_context *ctx, clmax_type type, int64_t slices, i
 }
 
 /* Slices of 2 to 9 rows and 1 to 64 lanes (two-byte ones of 5 rows or more, 1 to 256), which the
- * CPU path takes by running maxima in 512-bit vectors (host/cpu/cpu_hardmax_scan.c), else (2 to 8
- * rows, and rows of 5 to 7) by compares with their neighbours a vector at a time
+ * CPU path takes by running maxima in 512-bit vectors (host/cpu/cpu_hardmax_scan.c: past 3 rows
+ * or 15 lanes where they beat the neighbour compares on the CPU, or with CLMAX_CPU_AVX512=full),
+ * else (2 to 8 rows, and rows of 5 to 7) by compares with their neighbours a vector at a time
  * (host/cpu/cpu_hardmax_near.c), and the shapes just past them. For every lane of every slice a
  * winner (a NaN of either sign, or 1.0 above the rest) is planted at each row in turn, alone or
  * tied at a later row; then ties everywhere and special values. Enough slices that a call spans
@@ -535,28 +536,35 @@ BACKEND_TEST(hardmax, few_rows_and_lanes, .timeout = 900)
 {
     static const int64_t inners[] = {1, 2, 3, 4, 5, 7, 8, 15, 16, 24, 64, 65, 200, 256};
     static const fill_mode modes[] = {FILL_FEW, FILL_SPECIAL};
-    clmax_context *ctx = test_context_open(backend, NULL);
     test_rng rng;
     rng_seed(&rng, 29);
-    for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
-        for (int64_t n = 2; n <= 10; n++)
-            for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++)
-                check_planted(ctx, test_float_types[t], 5000 / (n * inners[ii]) + 3, n, inners[ii],
-                              modes, 2, &rng);
-    /* Outputs of 8 MiB and more, which both codes stream out from each aligned vector of a group
-     * (the slices of an odd count of lanes move that alignment slice by slice) */
-    static const struct {
-        clmax_type type;
-        int64_t n, inner;
-    } big[] = {{CLMAX_TYPE_FLOAT32, 2, 3},  {CLMAX_TYPE_FLOAT16, 3, 7},
-               {CLMAX_TYPE_FLOAT32, 6, 5},  {CLMAX_TYPE_FLOAT64, 4, 3},
-               {CLMAX_TYPE_BFLOAT16, 8, 2}, {CLMAX_TYPE_FLOAT16, 7, 200}};
-    for (size_t b = 0; b < sizeof big / sizeof big[0] && !test_small(); b++) {
-        const int64_t es = (int64_t)ref_type_size(big[b].type);
-        check_planted(ctx, big[b].type, (8 << 20) / (es * big[b].n * big[b].inner) + 7, big[b].n,
-                      big[b].inner, modes, 1, &rng);
+    /* On the CPU path, once more with CLMAX_CPU_AVX512=full: the running maxima wherever they fit,
+     * not only where they beat the neighbour compares on this CPU (cpu_hardmax_scan.c) */
+    const int again = backend == CLMAX_BACKEND_CPU && getenv("CLMAX_CPU_AVX512") == NULL;
+    for (int full = 0; full <= again; full++) {
+        if (full) setenv("CLMAX_CPU_AVX512", "full", 1);
+        clmax_context *ctx = test_context_open(backend, NULL);
+        for (int t = 0; t < TEST_NUM_FLOAT_TYPES; t++)
+            for (int64_t n = 2; n <= 10; n++)
+                for (size_t ii = 0; ii < sizeof inners / sizeof inners[0]; ii++)
+                    check_planted(ctx, test_float_types[t], 5000 / (n * inners[ii]) + 3, n,
+                                  inners[ii], modes, 2, &rng);
+        /* Outputs of 8 MiB and more, which the codes stream out from each aligned vector of a
+         * group (the slices of an odd count of lanes move that alignment slice by slice) */
+        static const struct {
+            clmax_type type;
+            int64_t n, inner;
+        } big[] = {{CLMAX_TYPE_FLOAT32, 2, 3},  {CLMAX_TYPE_FLOAT16, 3, 7},
+                   {CLMAX_TYPE_FLOAT32, 6, 5},  {CLMAX_TYPE_FLOAT64, 4, 3},
+                   {CLMAX_TYPE_BFLOAT16, 8, 2}, {CLMAX_TYPE_FLOAT16, 7, 200}};
+        for (size_t b = 0; b < sizeof big / sizeof big[0] && !test_small(); b++) {
+            const int64_t es = (int64_t)ref_type_size(big[b].type);
+            check_planted(ctx, big[b].type, (8 << 20) / (es * big[b].n * big[b].inner) + 7,
+                          big[b].n, big[b].inner, modes, 1, &rng);
+        }
+        clmax_context_destroy(ctx);
+        if (full) unsetenv("CLMAX_CPU_AVX512");
     }
-    clmax_context_destroy(ctx);
 }
 
 /* Slices of many lanes on short axes, which the CPU path takes a run of 512 lanes of every row at

@@ -61,6 +61,7 @@ typedef struct fused_job {
     lanes_fn lanes;    /* lane blocks: the type's lanes code */
     uint64_t lane_units;
     int wide; /* the 512-bit code (clmax_cpu_wide) */
+    int scan; /* cpu_hardmax_scan.c takes the slices */
 } fused_job;
 
 static int lane_blocks_fit(const clmax_problem *p)
@@ -84,11 +85,10 @@ static uint64_t block_slices(const clmax_problem *p)
     return b == 0 ? 1 : b;
 }
 
-/* Whether slices of p run in one pass each (tiny_blocks); wide: the context's 512-bit vectors. */
-static int one_pass(const clmax_problem *p, int wide)
+/* Whether slices of p run in one pass each (tiny_blocks); scan: clmax_cpu_hardmax_scan_fits. */
+static int one_pass(const clmax_problem *p, int scan)
 {
-    return clmax_cpu_hardmax_scan_fits(p, wide) || clmax_cpu_hardmax_tiny_fits(p) ||
-           clmax_cpu_hardmax_near_fits(p);
+    return scan || clmax_cpu_hardmax_tiny_fits(p) || clmax_cpu_hardmax_near_fits(p);
 }
 
 int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
@@ -99,7 +99,7 @@ int clmax_cpu_hardmax_fits(const clmax_context *ctx, const clmax_problem *p)
         return p->outer * lane_units(p) >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
     if (p->n * p->inner * p->esize > FUSE_SLICE_MAX) return 0;
     /* One pass whatever the count of blocks: a single thread takes a few of them as fast. */
-    if (one_pass(p, clmax_cpu_wide(ctx))) return 1;
+    if (one_pass(p, clmax_cpu_hardmax_scan_fits(ctx, p))) return 1;
     const uint64_t block = block_slices(p), blocks = (p->outer + block - 1) / block;
     return blocks >= FUSE_BLOCKS_MIN * (uint64_t)ctx->num_threads;
 }
@@ -132,7 +132,7 @@ static void tiny_blocks(void *arg, uint64_t begin, uint64_t end)
     const uint64_t slice_bytes = p->n * p->inner * p->esize;
     const uint64_t o0 = begin * f->block,
                    o1 = end * f->block < p->outer ? end * f->block : p->outer;
-    if (clmax_cpu_hardmax_scan_fits(p, f->wide)) { /* blocks [begin, end) at once */
+    if (f->scan) { /* blocks [begin, end) at once */
         clmax_cpu_hardmax_scan(p, o1 - o0, f->x + o0 * slice_bytes, f->y + o0 * slice_bytes);
         return;
     }
@@ -217,7 +217,8 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
                    .block = 1,
                    .call_bytes = p->outer * p->n * p->inner * p->esize,
                    .status = CLMAX_OK,
-                   .wide = clmax_cpu_wide(ctx)};
+                   .wide = clmax_cpu_wide(ctx),
+                   .scan = clmax_cpu_hardmax_scan_fits(ctx, p)};
     if (clmax_cpu_hardmax_runs_fit(p)) {
         const uint64_t blocks = clmax_cpu_hardmax_runs_blocks(p);
         const uint64_t per_thread = blocks ? RUNS_THREAD_BYTES / (f.call_bytes / blocks) : 1;
@@ -230,7 +231,7 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
         f.block = block_slices(p);
         const uint64_t blocks = (p->outer + f.block - 1) / f.block;
         clmax_parallel_for(ctx, blocks, FUSE_BLOCKS_MIN,
-                           one_pass(p, f.wide) ? tiny_blocks : fused_blocks, &f);
+                           one_pass(p, f.scan) ? tiny_blocks : fused_blocks, &f);
     }
     clmax_status st = (clmax_status)atomic_load(&f.status);
     if (st != CLMAX_OK)

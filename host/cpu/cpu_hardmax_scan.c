@@ -12,12 +12,16 @@
  * (keys.h), so the caller's MXCSR plays no part. */
 #include "cpu_hardmax_scan.h"
 
+#include "backend.h"
+#include "cpu_hardmax_near.h"
 #include "cpu_kernels.h"
 #include "cpu_short.h"
 #include "keys.h"
 #include "stream.h"
 
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #define SCAN_BYTES 8192   /* keys of a group of whole slices: its buffers in the L1 */
 #define SCAN_INNER_MAX 64 /* lanes a slice at most, */
@@ -35,6 +39,13 @@ _Static_assert(SCAN_INNER_MAX * 8 <= SCAN_REACH_BYTES &&
  * x0.98-1.80 (most x1.1-1.3), of 6 to 8 x0.97-1.37, of 9 x1.08-1.57; of 12 and 16 (four passes)
  * x0.80-1.09, which keep the winners' way. */
 #define SCAN_N_MAX 9
+/* Past SCAN_SAFE_N_MAX rows or SCAN_SAFE_INNER_MAX lanes, the scan runs only where it beat the
+ * neighbour compares on this CPU (scan_pays): on an AMD EPYC (Zen 4, 512-bit operations as two
+ * halves), against the codes without it (3 and 2 sweeps, 256 MiB, 2 threads), float16 and float32
+ * [B, 4..9, 1..64] ran x0.5-0.9 of their speed (most x0.6-0.85) and [B, 2..3, 16..64] x0.8-0.9,
+ * where [B, 3, 1..7] ran x0.9-1.3 and [B, 2, 1..7] x0.9-1.05. */
+#define SCAN_SAFE_N_MAX 3
+#define SCAN_SAFE_INNER_MAX 15
 #define SCAN_PASSES_MAX 3 /* ceil(log2(SCAN_N_MAX - 1)) */
 _Static_assert(SCAN_BYTES >= (uint64_t)SCAN_N_MAX * SCAN_REACH_BYTES, "a group holds a slice");
 
@@ -89,16 +100,67 @@ static unsigned clmax_cpu_hardmax_scan_passes(uint64_t n)
 
 #endif
 
-int clmax_cpu_hardmax_scan_fits(const clmax_problem *p, int wide)
+#if CLMAX_LANES_512
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Whether the scan beats the neighbour compares in 256-bit vectors on this CPU, timed once per
+ * process on PROBE_SLICES float32 slices [7, 8] in the L1 cache (about 8 KiB, each code's best of
+ * PROBE_ROUNDS calls in turns after one each, about 30 µs in all). The cpuid bits do not tell: on
+ * an AMD EPYC (Zen 4) the scan took 2.0 µs there to the compares' 1.24; on the Intel Xeon its
+ * tuning figures come from, it beat them. */
+#define PROBE_N 7
+#define PROBE_INNER 8
+#define PROBE_SLICES 36
+#define PROBE_ROUNDS 7
+static int scan_pays(void)
+{
+    static atomic_int known; /* 0: not timed, 1: no, 2: yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k != 0) return k == 2;
+    enum { COUNT = PROBE_SLICES * PROBE_N * PROBE_INNER };
+    float x[COUNT], y[COUNT];
+    for (int i = 0; i < COUNT; i++) /* a winner anywhere, some ties */
+        x[i] = (float)((i * 37 + 11) % 97 / 8);
+    const clmax_problem p = {.type = CLMAX_TYPE_FLOAT32,
+                             .esize = 4,
+                             .outer = PROBE_SLICES,
+                             .n = PROBE_N,
+                             .inner = PROBE_INNER};
+    double best_scan = 1e9, best_near = 1e9;
+    for (int r = 0; r <= PROBE_ROUNDS; r++) { /* round 0 warms both up */
+        double t0 = now_s();
+        scan_f32(&p, PROBE_SLICES, x, y);
+        double t1 = now_s();
+        clmax_cpu_hardmax_near(&p, PROBE_SLICES, x, y, 0);
+        double t2 = now_s();
+        if (r > 0 && t1 - t0 < best_scan) best_scan = t1 - t0;
+        if (r > 0 && t2 - t1 < best_near) best_near = t2 - t1;
+    }
+    k = best_scan < best_near ? 2 : 1;
+    atomic_store_explicit(&known, k, memory_order_relaxed);
+    return k == 2;
+}
+#endif
+
+int clmax_cpu_hardmax_scan_fits(const struct clmax_context *ctx, const clmax_problem *p)
 {
 #if CLMAX_LANES_512
-    if (!wide || !clmax_type_is_float(p->type) || p->n < 2 || p->n > SCAN_N_MAX || p->inner < 1)
+    if (!clmax_type_is_float(p->type) || p->n < 2 || p->n > SCAN_N_MAX || p->inner < 1 ||
+        !clmax_cpu_wide(ctx))
         return 0;
-    return p->inner <= SCAN_INNER_MAX ||
-           (p->esize == 2 && p->n >= SCAN_WIDE_N_MIN && p->inner <= SCAN_WIDE_INNER_MAX);
+    if (p->inner > SCAN_INNER_MAX &&
+        !(p->esize == 2 && p->n >= SCAN_WIDE_N_MIN && p->inner <= SCAN_WIDE_INNER_MAX))
+        return 0;
+    return (p->n <= SCAN_SAFE_N_MAX && p->inner <= SCAN_SAFE_INNER_MAX) || ctx->cpu_avx512_full ||
+           scan_pays();
 #else
+    (void)ctx;
     (void)p;
-    (void)wide;
     return 0;
 #endif
 }

@@ -7,9 +7,13 @@
 
 #include <stdint.h>
 
-/* Whether this code takes p (a Hardmax problem) in a context with 512-bit vectors (wide): a float
- * type, 2 to 9 rows of 1 to 64 lanes (two-byte types of 5 rows or more, up to 256 lanes). */
-int clmax_cpu_hardmax_scan_fits(const clmax_problem *p, int wide);
+struct clmax_context;
+
+/* Whether this code takes p (a Hardmax problem) in ctx: 512-bit vectors (clmax_cpu_wide), a float
+ * type, 2 to 9 rows of 1 to 64 lanes (two-byte types of 5 rows or more, up to 256 lanes); past 3
+ * rows or 15 lanes, only where it beat the neighbour compares on this CPU (timed once per process,
+ * about 30 µs) or CLMAX_CPU_AVX512 is full. */
+int clmax_cpu_hardmax_scan_fits(const struct clmax_context *ctx, const clmax_problem *p);
 
 /* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread. */
 void clmax_cpu_hardmax_scan(const clmax_problem *p, uint64_t rows, const void *x, void *y);

@@ -48,8 +48,8 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     uint64_t chunk = o.max_chunk_bytes;
     clmax_strategy strategy = o.strategy;
     clmax_plan_as plan_as;
-    int avx512_off;
-    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as, &avx512_off, NULL);
+    int avx512;
+    clmax_status st = clmax_parse_env(&o, NULL, &chunk, &strategy, &plan_as, &avx512, NULL);
     clmax_cache_settings cache;
     if (st == CLMAX_OK) st = clmax_cache_settings_of(&o, &cache);
     if (st != CLMAX_OK) return st;
@@ -61,7 +61,8 @@ clmax_status clmax_context_create_from_cl(cl_context context, cl_device_id devic
     ctx->max_chunk_bytes = chunk;
     ctx->strategy = strategy;
     ctx->plan_as = plan_as;
-    ctx->cpu_avx512_off = avx512_off;
+    ctx->cpu_avx512_off = avx512 == 1;
+    ctx->cpu_avx512_full = avx512 == 2;
     clmax_open_store(ctx, &o, &cache); /* before the device's probes, which it keeps */
     st = clmax_opencl_init_from(ctx, context, device, queue);
     if (st != CLMAX_OK) {
