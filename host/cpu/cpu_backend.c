@@ -43,6 +43,7 @@
 #define LANE_COUNT_SHORT 2048
 #define LINE_LANES(p) (64 / (p)->esize)
 #define STACK_LANES 256 /* lane blocks up to this size keep their state on the stack */
+
 /* Strided outputs of at least CLMAX_STREAM_MIN bytes and a quarter of the input are streamed out
  * (clmax_cpu_put), from buffers of OUT_CHUNK winners where the slice code writes them:
  * [B, 3, 16] float32 49 -> 36 ms. Smaller shares lost more to the copy than they saved (uint8
@@ -166,12 +167,13 @@ typedef struct job {
     const char *x;
     int64_t *idx;
     type_fns fn;
-    int deal;        /* whole slices run dealt into rows (cpu_deal.c) */
-    int interleaved; /* whole slices vectorised across slices (cpu_interleaved.c) */
-    int slots;       /* whole float slices of a few lanes in 512-bit slots (cpu_slots.c) */
-    int transposed;  /* whole slices of short rows, transposed (cpu_transposed.c) */
-    int streamlanes; /* one- and two-byte slices as one stream of vectors (cpu_streamlanes.c) */
-    int lanevecs;    /* one-byte slices of 16 to 64 lanes, vectors of lanes (cpu_lanevecs.c) */
+    lanes_fn part_lanes; /* lane blocks not of whole 64-byte vectors (clmax_cpu_reduce) */
+    int deal;            /* whole slices run dealt into rows (cpu_deal.c) */
+    int interleaved;     /* whole slices vectorised across slices (cpu_interleaved.c) */
+    int slots;           /* whole float slices of a few lanes in 512-bit slots (cpu_slots.c) */
+    int transposed;      /* whole slices of short rows, transposed (cpu_transposed.c) */
+    int streamlanes;     /* one- and two-byte slices as one stream of vectors (cpu_streamlanes.c) */
+    int lanevecs;        /* one-byte slices of 16 to 64 lanes, vectors of lanes (cpu_lanevecs.c) */
     int stacked; /* whole slices run by their rows stacked from the first lane (cpu_stacked.c) */
     int tile;    /* whole slices run as a tile's columns (cpu_tile.c) */
     packed_fn packed; /* whole slices run packed (cpu_packed.c), or NULL */
@@ -469,6 +471,7 @@ static void run_unit(job *jb, uint64_t u, int t)
         return;
     }
     uint64_t local[4 * STACK_LANES];
+    const lanes_fn lanes_of = lanes * p->esize % 64 ? jb->part_lanes : jb->fn.lanes;
     uint64_t *bk = jb->state ? jb->state + (uint64_t)t * jb->state_words : local;
     uint64_t *bi = bk + lanes, *work = bi + lanes;
     /* Whole slices of rows under a line, up to SLICE_PF_MAX bytes, one after another: one stream,
@@ -489,13 +492,13 @@ static void run_unit(job *jb, uint64_t u, int t)
             const uint64_t piece = PIECE_LANES(p);
             for (uint64_t l0 = 0; l0 < lanes; l0 += piece) {
                 const uint64_t n = lanes - l0 < piece ? lanes - l0 : piece;
-                jb->fn.lanes(base + l0 * p->esize, p->inner, n, j0, j1, p->last, NULL, bi, work);
+                lanes_of(base + l0 * p->esize, p->inner, n, j0, j1, p->last, NULL, bi, work);
                 clmax_cpu_put(jb->idx + o * p->inner + i0 + l0, (const int64_t *)bi, n, 1);
             }
             continue;
         } else /* the indices alone where they are one segment of a short axis */
-            jb->fn.lanes(base, p->inner, lanes, j0, j1, p->last,
-                         jb->nseg == 1 && j1 - j0 <= LANES_INDICES_N ? NULL : bk, bi, work);
+            lanes_of(base, p->inner, lanes, j0, j1, p->last,
+                     jb->nseg == 1 && j1 - j0 <= LANES_INDICES_N ? NULL : bk, bi, work);
         if (jb->nseg == 1) {
             clmax_cpu_put(jb->idx + o * p->inner + i0, (const int64_t *)bi, lanes, jb->stream);
             continue;
@@ -591,6 +594,12 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.fn = clmax_cpu_kernels(p->type, p->min, wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
+    /* Lane blocks not of whole 64-byte vectors take the 256-bit lanes: GCC's 512-bit loops finish
+     * a block's part-vector in narrower epilogues. In turns (2 rounds each way, clmax-bench --sweep
+     * --sweep-n=1000, 128 MiB, CLMAX_CPU_AVX512=off against auto), uint8 [B, 1000, 48..127] ran
+     * x1.5-3.1 faster so at 48, 56, 63, 65, 80, 112 and 127 lanes, float16 x1.4-2.4 at 33, 40, 56,
+     * 63 and 127; at whole vectors the two were within x0.87-1.36. */
+    jb.part_lanes = wide ? clmax_cpu_kernels(p->type, p->min, 0).lanes : jb.fn.lanes;
     const int packs = packed_fits(p, wide);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
     jb.interleaved = clmax_cpu_interleaved_fits(p->type, p->n, p->inner);
