@@ -594,12 +594,15 @@ static clmax_status cpu_reduce(clmax_context *ctx, const clmax_problem *p, const
     jb.fn = clmax_cpu_kernels(p->type, p->min, wide);
     if (jb.fn.row == NULL) return clmax_fail(CLMAX_ERROR_INTERNAL, "CPU path: no code for a type");
     jb.fn.short_simd = clmax_cpu_short_simd(p->type, p->min);
-    /* Lane blocks not of whole 64-byte vectors take the 256-bit lanes: GCC's 512-bit loops finish
-     * a block's part-vector in narrower epilogues. In turns (2 rounds each way, clmax-bench --sweep
-     * --sweep-n=1000, 128 MiB, CLMAX_CPU_AVX512=off against auto), uint8 [B, 1000, 48..127] ran
-     * x1.5-3.1 faster so at 48, 56, 63, 65, 80, 112 and 127 lanes, float16 x1.4-2.4 at 33, 40, 56,
-     * 63 and 127; at whole vectors the two were within x0.87-1.36. */
-    jb.part_lanes = wide ? clmax_cpu_kernels(p->type, p->min, 0).lanes : jb.fn.lanes;
+    /* Lane blocks of one- and two-byte keys not of whole 64-byte vectors take the 256-bit lanes:
+     * GCC's 512-bit loops finish a block's part-vector in narrower epilogues. In turns (2 rounds
+     * each way, clmax-bench --sweep --sweep-n=1000, 128 MiB, CLMAX_CPU_AVX512=off against auto),
+     * uint8 [B, 1000, 48..127] ran x1.5-3.1 faster so at 48, 56, 63, 65, 80, 112 and 127 lanes,
+     * float16 x1.4-2.4 at 33, 40, 56, 63 and 127; at whole vectors the two were within x0.87-1.36.
+     * float64's float compares (cpu_flanes.c) ran x0.68-0.89 so on [B, 100, 2..7]: they keep
+     * theirs, as do the wider types (not measured). */
+    jb.part_lanes =
+        wide && p->esize <= 2 ? clmax_cpu_kernels(p->type, p->min, 0).lanes : jb.fn.lanes;
     const int packs = packed_fits(p, wide);
     jb.deal = clmax_cpu_deal_fits(p->esize, p->n, p->inner);
     jb.interleaved = clmax_cpu_interleaved_fits(p->type, p->n, p->inner);

@@ -60,7 +60,7 @@ typedef struct fused_job {
     atomic_int status; /* the first failure, or CLMAX_OK */
     lanes_fn lanes;    /* lane blocks: the type's lanes code */
     uint64_t lane_units;
-    int wide; /* the 512-bit code (clmax_cpu_wide) */
+    int wide; /* the neighbour compares' 512-bit form (clmax_cpu_hardmax_wide_pays) */
     int scan; /* cpu_hardmax_scan.c takes the slices */
 } fused_job;
 
@@ -210,6 +210,7 @@ static void run_blocks(void *arg, uint64_t begin, uint64_t end)
 
 clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const void *x, void *y)
 {
+    const int scan = clmax_cpu_hardmax_scan_fits(ctx, p);
     fused_job f = {.ctx = ctx,
                    .p = p,
                    .x = x,
@@ -217,8 +218,9 @@ clmax_status clmax_cpu_hardmax(clmax_context *ctx, const clmax_problem *p, const
                    .block = 1,
                    .call_bytes = p->outer * p->n * p->inner * p->esize,
                    .status = CLMAX_OK,
-                   .wide = clmax_cpu_wide(ctx),
-                   .scan = clmax_cpu_hardmax_scan_fits(ctx, p)};
+                   .wide =
+                       !scan && clmax_cpu_hardmax_near_fits(p) && clmax_cpu_hardmax_wide_pays(ctx),
+                   .scan = scan};
     if (clmax_cpu_hardmax_runs_fit(p)) {
         const uint64_t blocks = clmax_cpu_hardmax_runs_blocks(p);
         const uint64_t per_thread = blocks ? RUNS_THREAD_BYTES / (f.call_bytes / blocks) : 1;

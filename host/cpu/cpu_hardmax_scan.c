@@ -156,11 +156,21 @@ int clmax_cpu_hardmax_scan_fits(const struct clmax_context *ctx, const clmax_pro
     if (p->inner > SCAN_INNER_MAX &&
         !(p->esize == 2 && p->n >= SCAN_WIDE_N_MIN && p->inner <= SCAN_WIDE_INNER_MAX))
         return 0;
-    return (p->n <= SCAN_SAFE_N_MAX && p->inner <= SCAN_SAFE_INNER_MAX) || ctx->cpu_avx512_full ||
-           scan_pays();
+    return (p->n <= SCAN_SAFE_N_MAX && p->inner <= SCAN_SAFE_INNER_MAX) ||
+           clmax_cpu_hardmax_wide_pays(ctx);
 #else
     (void)ctx;
     (void)p;
+    return 0;
+#endif
+}
+
+int clmax_cpu_hardmax_wide_pays(const struct clmax_context *ctx)
+{
+#if CLMAX_LANES_512
+    return clmax_cpu_wide(ctx) && (ctx->cpu_avx512_full || scan_pays());
+#else
+    (void)ctx;
     return 0;
 #endif
 }

@@ -15,6 +15,11 @@ struct clmax_context;
  * about 30 µs) or CLMAX_CPU_AVX512 is full. */
 int clmax_cpu_hardmax_scan_fits(const struct clmax_context *ctx, const clmax_problem *p);
 
+/* Whether the Hardmax codes' 512-bit forms that pay only where the scan does (it, and the wide
+ * neighbour compares) run in ctx: 512-bit vectors, and the scan beat the 256-bit compares on
+ * this CPU (timed once per process) or CLMAX_CPU_AVX512 is full. */
+int clmax_cpu_hardmax_wide_pays(const struct clmax_context *ctx);
+
 /* The one-hot of slices [0, rows) of p's shape from x into y, on the calling thread. */
 void clmax_cpu_hardmax_scan(const clmax_problem *p, uint64_t rows, const void *x, void *y);
 
