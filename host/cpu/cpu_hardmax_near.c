@@ -28,7 +28,8 @@
  * 2..7] x1.07-1.95 (0.50-0.61 -> 0.74-1.03 of the limit), float16 x1.04-1.93, [B, 5..8, 5..16]
  * x0.93-1.36; but 256-bit vectors of 5 rows of 3, 5 or 7 lanes x0.86-0.96 (eight compares a
  * vector, and the stores' alignment moving by an odd count each slice), which keep plain stores. */
-/* Slices of this many rows or more run in 512-bit vectors where the context allows: float16
+/* Slices of this many rows or more run in 512-bit vectors where the context allows and the scan
+ * won its timing on this CPU (clmax_cpu_hardmax_wide_pays): on the Intel Xeon, float16
  * [B, 6..8, 2..64] x1.09-1.54, float32 [B, 6..8, 5..15] x0.96-1.32. Fewer rows do fewer compares
  * a vector and ran slower so ([B, 4, 2..12] x0.65-0.85, [B, 5, 12..64] x0.79-0.99). */
 #define NEAR_WIDE_N 6
