@@ -160,9 +160,11 @@ typedef enum clmax_strategy {
  *                                   call's path: by its cost model (default: measured once per
  *                                   device, kept in the cache folder), or always the CPU path or
  *                                   always the device (testing aid; no option)
- *   CLMAX_CPU_AVX512=auto|off       the CPU path's lanes (strided axes) in 512-bit vectors where
- *                                   the CPU has AVX-512BW (auto, the default), or in 256-bit ones
- *                                   (off; testing aid; no option)
+ *   CLMAX_CPU_AVX512=auto|off|full  the CPU path's lanes (strided axes) in 512-bit vectors where
+ *                                   the CPU has AVX-512BW (auto, the default; a code that pays
+ *                                   only on some such CPUs times itself once per process first),
+ *                                   in 256-bit ones (off), or every 512-bit code untimed (full);
+ *                                   off and full are testing aids with no option
  *   CLMAX_CACHE_DIR=<dir>|off       used when cache_dir is NULL: where built OpenCL programs
  *                                   are cached on disk (default $XDG_CACHE_HOME/clmax, else
  *                                   ~/.cache/clmax); off disables the cache
