@@ -17,6 +17,7 @@
  * while after its kernels, and slowed the CPU path's calls that came right after them by up to a
  * fifth. */
 #include "backend.h"
+#include "clock.h"
 #include "cost.h"
 #include "status.h"
 
@@ -38,13 +39,6 @@
 #define CAL_SMALL 1000    /* the tiny problem: [1, 1000], a classifier's logits */
 #define CAL_RUNS 5        /* runs of each path and problem, after a warm-up */
 #define CAL_KEY_VERSION 3 /* changes when what is measured changes */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 typedef clmax_status (*reduce_fn)(clmax_context *, const clmax_problem *, const void *, int64_t *);
 
@@ -68,9 +62,9 @@ static int time_calls(clmax_context *ctx, reduce_fn f[2], const clmax_problem *p
     for (int i = -1; i < CAL_RUNS; i++)
         for (int k = 0; k < 2; k++) {
             if (cancelled(ctx)) return 0;
-            double t0 = now_s();
+            double t0 = clmax_seconds();
             if (f[k](ctx, p, x, idx) != CLMAX_OK) return 0;
-            double t = now_s() - t0;
+            double t = clmax_seconds() - t0;
             if (i >= 0 && t < best[k]) best[k] = t;
         }
     return 1;

@@ -13,6 +13,7 @@
 #include "cpu_hardmax_scan.h"
 
 #include "backend.h"
+#include "clock.h"
 #include "cpu_hardmax_near.h"
 #include "cpu_kernels.h"
 #include "cpu_short.h"
@@ -21,7 +22,6 @@
 
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #define SCAN_BYTES 8192   /* keys of a group of whole slices: its buffers in the L1 */
 #define SCAN_INNER_MAX 64 /* lanes a slice at most, */
@@ -101,13 +101,6 @@ static unsigned clmax_cpu_hardmax_scan_passes(uint64_t n)
 #endif
 
 #if CLMAX_LANES_512
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Whether the scan beats the neighbour compares in 256-bit vectors on this CPU, timed once per
  * process on PROBE_SLICES float32 slices [7, 8] in the L1 cache (about 8 KiB, each code's best of
  * PROBE_ROUNDS calls in turns after one each, about 30 µs in all). The cpuid bits do not tell: on
@@ -133,11 +126,11 @@ static int scan_pays(void)
                              .inner = PROBE_INNER};
     double best_scan = 1e9, best_near = 1e9;
     for (int r = 0; r <= PROBE_ROUNDS; r++) { /* round 0 warms both up */
-        double t0 = now_s();
+        double t0 = clmax_seconds();
         scan_f32(&p, PROBE_SLICES, x, y);
-        double t1 = now_s();
+        double t1 = clmax_seconds();
         clmax_cpu_hardmax_near(&p, PROBE_SLICES, x, y, 0);
-        double t2 = now_s();
+        double t2 = clmax_seconds();
         if (r > 0 && t1 - t0 < best_scan) best_scan = t1 - t0;
         if (r > 0 && t2 - t1 < best_near) best_near = t2 - t1;
     }

@@ -5,6 +5,7 @@
  * the build options. The answers of the feature probes (cl_features.c) are kept the same way. A
  * missing or refused entry only costs a build. */
 #include "cl_cache.h"
+#include "clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,13 +103,6 @@ void clmax_cl_cache_save(clmax_cl *cl, const clmax_cl_cache_entry *e, cl_program
  * keeps binaries whatever the driver does. 1 kept, 0 not, -1 not known yet. */
 #define BUILDS_KEPT_FACT "feature=builds_kept" /* kept beside the feature probes' answers */
 
-double clmax_cl_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int clmax_cl_builds_kept(clmax_cl *cl)
 {
     if (cl->store->binaries_always) return 0;
@@ -127,12 +121,12 @@ static double timed_build(clmax_cl *cl, int f, const char *options)
     size_t lens[CLMAX_CL_FAMILY_FILES];
     cl_uint nfiles;
     if (clmax_cl_family_sources(f, texts, lens, &nfiles) != CLMAX_OK) return -1;
-    double t0 = clmax_cl_seconds();
+    double t0 = clmax_seconds();
     cl_int err;
     cl_program prog = CL(CreateProgramWithSource)(cl->context, nfiles, texts, lens, &err);
     if (prog == NULL) return -1;
     err = clmax_cl_build(prog, cl->device, options);
-    double t = clmax_cl_seconds() - t0;
+    double t = clmax_seconds() - t0;
     CL(ReleaseProgram)(prog);
     return err == CL_SUCCESS ? t : -1;
 }

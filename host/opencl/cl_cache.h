@@ -33,8 +33,6 @@ int clmax_cl_learn_builds_kept(clmax_cl *cl, int f, const char *options, double 
  * (again) in seconds: once its builds, in this process and earlier ones, cost more than a binary
  * does (see cl_cache.c). Keeps the sum in cl's store. */
 int clmax_cl_cache_worth_keeping(clmax_cl *cl, const clmax_cl_cache_entry *e, double seconds);
-/* Seconds on a monotonic clock. */
-double clmax_cl_seconds(void);
 /* The backend's load_fact and save_fact (backend.h): a measured fact of the device, such as the
  * cost profile of host/calibrate.c, named by key in the device's scope and generation. */
 unsigned char *clmax_cl_load_fact(clmax_context *ctx, const char *key, size_t *size);

@@ -5,6 +5,7 @@
  * OUT32 in kernels/common.cl), not programs of their own. A program of every kernel was 12
  * kernels' code generation on a cold call that launches one. */
 #include "cl_cache.h"
+#include "clock.h"
 #include "cl_internal.h"
 
 #include <stdio.h>
@@ -263,7 +264,7 @@ static clmax_status build_family(clmax_cl *cl, clmax_cl_program *p, int f)
     /* a binary may be kept even where the driver keeps its builds (clmax_cl_cache_worth_keeping) */
     cl_program prog = cached ? program_from_cache(cl, &ce, p->options) : NULL;
     if (prog == NULL) {
-        double t0 = clmax_cl_seconds();
+        double t0 = clmax_seconds();
         prog = CL(CreateProgramWithSource)(cl->context, nfiles, texts, lens, &err);
         if (prog == NULL) return clmax_cl_fail("clCreateProgramWithSource", err);
         err = clmax_cl_build(prog, cl->device, p->options);
@@ -272,7 +273,7 @@ static clmax_status build_family(clmax_cl *cl, clmax_cl_program *p, int f)
             CL(ReleaseProgram)(prog);
             return st;
         }
-        double seconds = clmax_cl_seconds() - t0;
+        double seconds = clmax_seconds() - t0;
         if (cached && kept == -1) kept = clmax_cl_learn_builds_kept(cl, f, p->options, seconds);
         if (cached && (kept == 0 || clmax_cl_cache_worth_keeping(cl, &ce, seconds)))
             clmax_cl_cache_save(cl, &ce, prog);
