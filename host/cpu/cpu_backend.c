@@ -62,9 +62,14 @@
  * 0.78-0.85; [B, 5..8, 4096..65536] x1.09-1.35; float32 [B, 16..32, 1024..65536] x1.11-1.28 and
  * float64 [B, 5..32, ...] x1.14-1.39 (plain stores of winners before). Rows of 1 and 2 KiB (uint8
  * and float16 [B, 2..4, 1024]) ran 0-15% slower in pieces, as did axes of 64 to 256 (x0.39-0.84:
- * many rows of a narrow piece at once). */
+ * many rows of a narrow piece at once). On an AMD EPYC (Zen 4) axes of 21 and 32 lost so too:
+ * in turns (2 rounds, 256 MiB, [B, 21..32, 1024..65536]) float32 x1.3-2.3 faster without pieces,
+ * float64 x1.4-2.0, float16 x1.25-1.75, uint8 x1.0-1.7; pieces of 1 or 2 KiB lost as well; 12 and
+ * 16 rows ran within the noise either way (x0.8-1.2), 5 to 8 rows x1.1-1.25 faster in pieces. */
 #define PIECE_ROW_MIN 4096u
-#define PIECE_N 32
+#ifndef PIECE_N
+#define PIECE_N 8
+#endif
 #define PIECE_LANES(p) ((p)->esize <= 4 ? 512u / (p)->esize : 128u)
 /* Strided axes whose slices' rows are shorter than FEW_LINE bytes (few_lanes): a slice's stretch
  * is read as rows of FEW_BYTES * inner bytes (64 bytes a lane for 8-byte types on axes of 256 or
