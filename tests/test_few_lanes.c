@@ -13,7 +13,7 @@
  * +-0), of special values and of one byte everywhere. Axis lengths with and without leftovers.
  * ArgMax and ArgMin, both tie rules, bit for bit against the reference. CLMAX_TEST_SMALL: three
  * lengths, and no streamed winners. Last, slices of whole vectors of lanes on short axes (16 to 64
- * lanes). */
+ * lanes), and of one-byte ones on axes of several stretches of 256 rows. */
 #include "common.h"
 
 #include <stdio.h>
@@ -39,6 +39,9 @@ static uint64_t position(uint64_t c, uint64_t n, test_rng *rng)
     if (c < 64) return c % n;
     c -= 64;
     if (c < 3) return n - 1 - c;
+    c -= 3;
+    /* either side of the 256-row stretches of the one-byte vectors of lanes (cpu_lanevecs.c) */
+    if (c < 4 && n > 256) return (255 + (c & 1) + 256 * (c >> 1)) % n;
     return rng_below(rng, n);
 }
 
@@ -112,6 +115,13 @@ static void run_few_lanes(clmax_backend backend, clmax_type type)
      * under CLMAX_TEST_SMALL: the same loop with streaming stores, 3.4 M elements checked 36
      * times, which under valgrind was most of this test's 176 s */
     if (es == 1 && !test_small()) run_shape(ctx, type, 3, 16, 70001, &rng);
+    /* ... and, of 48 and 64 lanes, on axes past a stretch of 256 rows (cpu_lanevecs.c): one row
+     * past it, and three stretches, the last a part */
+    if (es == 1)
+        for (int64_t vi = 48; vi <= 64; vi += 16) {
+            run_shape(ctx, type, 257, (uint64_t)vi, 9, &rng);
+            run_shape(ctx, type, 700, (uint64_t)vi, 5, &rng);
+        }
     /* one- and two-byte slices of 257 vectors (cpu_streamlanes.c: a run of 256, then the last
      * alone; 32 / esize / inner whole rows a vector) */
     if (es <= 2) { /* under CLMAX_TEST_SMALL too: valgrind reaches the two-byte streams */

@@ -1,11 +1,12 @@
-/* Short slices [n, inner] of one-byte elements whose lanes are whole 16-byte vectors (inner 16 to
- * 64): a row's 16 lanes widened to 16-bit words key << 8 | row (first index: 255 - row), maxed
- * down the slice's rows, so that each word ends as its lane's winner under the tie rule; no fold
- * across positions, as a vector position is one lane. About five operations a 16 bytes and a few
- * a lane for the indices, where the stream of vectors (cpu_streamlanes.c, slices from 256 bytes)
- * folds every slice's 32 positions, and the stacked rows (cpu_stacked.c) took the shorter ones:
- * uint8 [B, 7..21, 16] ran at 0.41-0.58 of the limit there, PoCL's vector of lanes down the rows
- * at 0.68. */
+/* Slices [n, inner] of one-byte elements whose lanes are whole 16-byte vectors (inner 16 to 64),
+ * short ones, and of 48 and 64 lanes long ones too (cpu_lanevecs.h): a row's 16 lanes widened to
+ * 16-bit words key << 8 | row (first index: 255 - row), maxed down the slice's rows, so that each
+ * word ends as its lane's winner under the tie rule; no fold across positions, as a vector position
+ * is one lane. About five operations a 16 bytes and a few a lane for the indices, where the stream
+ * of vectors (cpu_streamlanes.c, slices from 256 bytes) folds every slice's 32 positions, and the
+ * stacked rows (cpu_stacked.c) took the shorter ones: uint8 [B, 7..21, 16] ran at 0.41-0.58 of the
+ * limit there, PoCL's vector of lanes down the rows at 0.68. Axes past 256 rows (the row in a
+ * word's byte) go in stretches of 256. */
 #include "cpu_lanevecs.h"
 
 #include "cpu_features.h"
@@ -17,6 +18,7 @@
 
 #define CHUNK 64 /* slices whose winners go through the buffer at a time */
 #define VECS_MAX 4
+#define STRETCH 256 /* rows a stretch: the row number in a word's low byte */
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
@@ -39,26 +41,87 @@ static inline __attribute__((always_inline)) void indices(__m256i best, __m256i 
     _mm256_storeu_si256((__m256i *)(void *)(o + 12), _mm256_cvtepu16_epi64(_mm_srli_si128(hi, 8)));
 }
 
-/* One slice of nv vectors a row (NV: nv as a constant, or 0 where it is not). */
-static inline __attribute__((always_inline)) void
-slice(const char *x, unsigned n, unsigned nv, unsigned NV, __m128i flip, int last, int64_t *o)
+/* The words of a stretch of n rows (at most 256) of one slice into best (NV: nv as a constant, or
+ * 0 where it is not); pf: the prefetch cursor a row moves on, or NULL. */
+static inline __attribute__((always_inline)) void stretch(const char *x, unsigned n, unsigned nv,
+                                                          unsigned NV, __m128i flip, int last,
+                                                          uintptr_t *pf, __m256i *best)
 {
     const unsigned vecs = NV ? NV : nv, inner = 16 * vecs;
     /* row r packs as r (the last index wins ties) or 255 - r (the first): rx ^ r */
     const __m256i rx = _mm256_set1_epi16(last ? 0 : 0xFF), one = _mm256_set1_epi16(last ? 1 : -1);
-    __m256i best[VECS_MAX], row = rx;
+    __m256i row = rx;
     for (unsigned v = 0; v < vecs; v++)
         best[v] = word(x + 16 * v, flip, row);
     for (unsigned r = 1; r < n; r++) {
         row = _mm256_add_epi16(row, one);
         const char *xr = x + (uint64_t)r * inner;
+        if (pf != NULL) clmax_cpu_pf(pf, xr);
         for (unsigned v = 0; v < vecs; v++)
             best[v] = _mm256_max_epu16(best[v], word(xr + 16 * v, flip, row));
     }
-    for (unsigned v = 0; v < vecs; v++)
-        indices(best[v], rx, o + 16 * v);
 }
 
+/* One slice. Axes past 256 rows go a stretch of 256 at a time, each stretch's winners merged into
+ * running keys and 32-bit indices by key (stretches come in index order: a greater key, or with
+ * last an equal one, replaces), the prefetch cursor pf moved on a row at a time: a slice's run of
+ * prefetches at its start stalled. */
+static inline __attribute__((always_inline)) void slice(const char *x, unsigned n, unsigned nv,
+                                                        unsigned NV, __m128i flip, int last,
+                                                        uintptr_t *pf, int64_t *o)
+{
+    const unsigned vecs = NV ? NV : nv, inner = 16 * vecs;
+    const __m256i rx = _mm256_set1_epi16(last ? 0 : 0xFF);
+    __m256i best[VECS_MAX];
+    stretch(x, n < STRETCH ? n : STRETCH, nv, NV, flip, last, n > LANEVECS_N_MAX ? pf : NULL, best);
+    if (n <= STRETCH) {
+        for (unsigned v = 0; v < vecs; v++)
+            indices(best[v], rx, o + 16 * v);
+        return;
+    }
+    const __m256i low = _mm256_set1_epi16(0xFF);
+    __m256i key[VECS_MAX], idx[VECS_MAX][2];
+    for (unsigned s0 = 0; s0 < n; s0 += STRETCH) {
+        if (s0 > 0)
+            stretch(x + (uint64_t)s0 * inner, n - s0 < STRETCH ? n - s0 : STRETCH, nv, NV, flip,
+                    last, pf, best);
+        const __m256i base = _mm256_set1_epi32((int)s0);
+        for (unsigned v = 0; v < vecs; v++) {
+            const __m256i k = _mm256_srli_epi16(best[v], 8); /* 0 to 255: signed compares */
+            const __m256i r = _mm256_and_si256(_mm256_xor_si256(best[v], rx), low);
+            const __m256i r0 =
+                _mm256_add_epi32(base, _mm256_cvtepu16_epi32(_mm256_castsi256_si128(r)));
+            const __m256i r1 =
+                _mm256_add_epi32(base, _mm256_cvtepu16_epi32(_mm256_extracti128_si256(r, 1)));
+            if (s0 == 0) {
+                key[v] = k, idx[v][0] = r0, idx[v][1] = r1;
+                continue;
+            }
+            /* replaces: k > key, or with last not key > k */
+            const __m256i m =
+                last ? _mm256_xor_si256(_mm256_cmpgt_epi16(key[v], k), _mm256_set1_epi16(-1))
+                     : _mm256_cmpgt_epi16(k, key[v]);
+            key[v] = _mm256_blendv_epi8(key[v], k, m);
+            idx[v][0] =
+                _mm256_blendv_epi8(idx[v][0], r0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(m)));
+            idx[v][1] = _mm256_blendv_epi8(idx[v][1], r1,
+                                           _mm256_cvtepi16_epi32(_mm256_extracti128_si256(m, 1)));
+        }
+    }
+    for (unsigned v = 0; v < vecs; v++)
+        for (unsigned h = 0; h < 2; h++) {
+            const __m256i i = idx[v][h];
+            int64_t *oh = o + 16 * v + 8 * h;
+            _mm256_storeu_si256((__m256i *)(void *)oh,
+                                _mm256_cvtepu32_epi64(_mm256_castsi256_si128(i)));
+            _mm256_storeu_si256((__m256i *)(void *)(oh + 4),
+                                _mm256_cvtepu32_epi64(_mm256_extracti128_si256(i, 1)));
+        }
+}
+
+/* A function a width (1 to 4 vectors) and tie rule, the width a constant: in turns (5 rounds, 256
+ * MiB) uint8 [B, 8..64, 32] ran x1.7-2.1 faster so than with it a variable, [B, 8..64, 48]
+ * x1.1-1.7, [B, 21..32000, 64] x1.04-1.28. */
 #define SLICES_FN(name, NV, last)                                                                  \
     static void name(const char *x, uint64_t slices, unsigned n, unsigned nv, __m128i flip,        \
                      int stream, int64_t *out)                                                     \
@@ -72,16 +135,20 @@ slice(const char *x, unsigned n, unsigned nv, unsigned NV, __m128i flip, int las
             const uint64_t cnt = slices - s0 < chunk ? slices - s0 : chunk;                        \
             for (uint64_t i = 0; i < cnt; i++) {                                                   \
                 const char *xs = x + (s0 + i) * bytes;                                             \
-                clmax_cpu_pf(&pf, xs + bytes);                                                     \
-                slice(xs, n, nv, NV, flip, last, buf + i * inner);                                 \
+                if (n <= LANEVECS_N_MAX) clmax_cpu_pf(&pf, xs + bytes);                            \
+                slice(xs, n, nv, NV, flip, last, &pf, buf + i * inner);                            \
             }                                                                                      \
             clmax_cpu_put(out + s0 * inner, buf, cnt * inner, stream);                             \
         }                                                                                          \
     }
 SLICES_FN(slices16_first, 1, 0)
 SLICES_FN(slices16_last, 1, 1)
-SLICES_FN(slices_first, 0, 0)
-SLICES_FN(slices_last, 0, 1)
+SLICES_FN(slices32_first, 2, 0)
+SLICES_FN(slices32_last, 2, 1)
+SLICES_FN(slices48_first, 3, 0)
+SLICES_FN(slices48_last, 3, 1)
+SLICES_FN(slices64_first, 4, 0)
+SLICES_FN(slices64_last, 4, 1)
 
 void clmax_cpu_lanevecs(const clmax_problem *p, const void *x, uint64_t slices, int stream,
                         int64_t *out)
@@ -90,10 +157,12 @@ void clmax_cpu_lanevecs(const clmax_problem *p, const void *x, uint64_t slices, 
     const int f = (p->type == CLMAX_TYPE_INT8 ? 0x80 : 0) ^ (p->min ? 0xFF : 0);
     const __m128i flip = _mm_set1_epi8((char)f);
     const unsigned nv = (unsigned)(p->inner / 16), n = (unsigned)p->n;
-    if (nv == 1)
-        (p->last ? slices16_last : slices16_first)(x, slices, n, 1, flip, stream, out);
-    else
-        (p->last ? slices_last : slices_first)(x, slices, n, nv, flip, stream, out);
+    typedef void (*slices_fn)(const char *, uint64_t, unsigned, unsigned, __m128i, int, int64_t *);
+    static const slices_fn fns[VECS_MAX][2] = {{slices16_first, slices16_last},
+                                               {slices32_first, slices32_last},
+                                               {slices48_first, slices48_last},
+                                               {slices64_first, slices64_last}};
+    fns[nv - 1][p->last != 0](x, slices, n, nv, flip, stream, out);
 }
 
 #pragma GCC pop_options
@@ -101,7 +170,9 @@ void clmax_cpu_lanevecs(const clmax_problem *p, const void *x, uint64_t slices, 
 int clmax_cpu_lanevecs_fits(const clmax_problem *p)
 {
     return p->esize == 1 && p->inner % 16 == 0 && p->inner / 16 >= 1 && p->inner / 16 <= VECS_MAX &&
-           p->n >= 2 && p->n <= LANEVECS_N_MAX && clmax_cpu_has(CLMAX_CPU_AVX2);
+           p->n >= 2 &&
+           (p->n <= LANEVECS_N_MAX || (p->inner >= LANEVECS_LONG_INNER && p->n < (1ull << 31))) &&
+           clmax_cpu_has(CLMAX_CPU_AVX2);
 }
 
 #else
