@@ -64,8 +64,8 @@ static inline __attribute__((always_inline)) void stretch(const char *x, unsigne
 
 /* One slice. Axes past 256 rows go a stretch of 256 at a time, each stretch's winners merged into
  * running keys and 32-bit indices by key (stretches come in index order: a greater key, or with
- * last an equal one, replaces), the prefetch cursor pf moved on a row at a time: a slice's run of
- * prefetches at its start stalled. */
+ * last an equal one, replaces); pf: NULL, or the prefetch cursor to move on a row at a time, for
+ * slices so long that a run of prefetches at their start stalled. */
 static inline __attribute__((always_inline)) void slice(const char *x, unsigned n, unsigned nv,
                                                         unsigned NV, __m128i flip, int last,
                                                         uintptr_t *pf, int64_t *o)
@@ -73,7 +73,7 @@ static inline __attribute__((always_inline)) void slice(const char *x, unsigned 
     const unsigned vecs = NV ? NV : nv, inner = 16 * vecs;
     const __m256i rx = _mm256_set1_epi16(last ? 0 : 0xFF);
     __m256i best[VECS_MAX];
-    stretch(x, n < STRETCH ? n : STRETCH, nv, NV, flip, last, n > LANEVECS_N_MAX ? pf : NULL, best);
+    stretch(x, n < STRETCH ? n : STRETCH, nv, NV, flip, last, pf, best);
     if (n <= STRETCH) {
         for (unsigned v = 0; v < vecs; v++)
             indices(best[v], rx, o + 16 * v);
@@ -119,9 +119,9 @@ static inline __attribute__((always_inline)) void slice(const char *x, unsigned 
         }
 }
 
-/* A function a width (1 to 4 vectors) and tie rule, the width a constant: in turns (5 rounds, 256
- * MiB) uint8 [B, 8..64, 32] ran x1.7-2.1 faster so than with it a variable, [B, 8..64, 48]
- * x1.1-1.7, [B, 21..32000, 64] x1.04-1.28. */
+/* A function a width (1 to 4 vectors) and tie rule, the width a constant (with it a variable, the
+ * stretches' code around a row's vectors cost 32 and 48 lanes x0.5-0.9), and on short axes the
+ * prefetch a slice at a time, none a row (a row's test of the cursor cost 16 lanes x0.81-0.92). */
 #define SLICES_FN(name, NV, last)                                                                  \
     static void name(const char *x, uint64_t slices, unsigned n, unsigned nv, __m128i flip,        \
                      int stream, int64_t *out)                                                     \
@@ -135,8 +135,11 @@ static inline __attribute__((always_inline)) void slice(const char *x, unsigned 
             const uint64_t cnt = slices - s0 < chunk ? slices - s0 : chunk;                        \
             for (uint64_t i = 0; i < cnt; i++) {                                                   \
                 const char *xs = x + (s0 + i) * bytes;                                             \
-                if (n <= LANEVECS_N_MAX) clmax_cpu_pf(&pf, xs + bytes);                            \
-                slice(xs, n, nv, NV, flip, last, &pf, buf + i * inner);                            \
+                if (n <= LANEVECS_N_MAX) { /* the slice's prefetch at once, none a row */          \
+                    clmax_cpu_pf(&pf, xs + bytes);                                                 \
+                    slice(xs, n, nv, NV, flip, last, NULL, buf + i * inner);                       \
+                } else                                                                             \
+                    slice(xs, n, nv, NV, flip, last, &pf, buf + i * inner);                        \
             }                                                                                      \
             clmax_cpu_put(out + s0 * inner, buf, cnt * inner, stream);                             \
         }                                                                                          \
