@@ -41,62 +41,59 @@ static inline __attribute__((always_inline)) void indices(__m256i best, __m256i 
     _mm256_storeu_si256((__m256i *)(void *)(o + 12), _mm256_cvtepu16_epi64(_mm_srli_si128(hi, 8)));
 }
 
-/* The words of a stretch of n rows (at most 256) of one slice into best (NV: nv as a constant, or
- * 0 where it is not); pf: the prefetch cursor a row moves on, or NULL. */
-static inline __attribute__((always_inline)) void stretch(const char *x, unsigned n, unsigned nv,
-                                                          unsigned NV, __m128i flip, int last,
-                                                          uintptr_t *pf, __m256i *best)
+/* The words of a stretch of n rows (at most 256) of one slice of NV vectors a row into best; pf:
+ * the prefetch cursor a row moves on, or NULL. */
+static inline __attribute__((always_inline)) void stretch(const char *x, unsigned n, unsigned NV,
+                                                          __m128i flip, int last, uintptr_t *pf,
+                                                          __m256i *best)
 {
-    const unsigned vecs = NV ? NV : nv, inner = 16 * vecs;
+    const unsigned inner = 16 * NV;
     /* row r packs as r (the last index wins ties) or 255 - r (the first): rx ^ r */
     const __m256i rx = _mm256_set1_epi16(last ? 0 : 0xFF), one = _mm256_set1_epi16(last ? 1 : -1);
     __m256i row = rx;
-    for (unsigned v = 0; v < vecs; v++)
+    for (unsigned v = 0; v < NV; v++)
         best[v] = word(x + 16 * v, flip, row);
     for (unsigned r = 1; r < n; r++) {
         row = _mm256_add_epi16(row, one);
         const char *xr = x + (uint64_t)r * inner;
         if (pf != NULL) clmax_cpu_pf(pf, xr);
-        for (unsigned v = 0; v < vecs; v++)
+        for (unsigned v = 0; v < NV; v++)
             best[v] = _mm256_max_epu16(best[v], word(xr + 16 * v, flip, row));
     }
 }
 
 /* One slice. Axes past 256 rows go a stretch of 256 at a time, each stretch's winners merged into
  * running keys and 32-bit indices by key (stretches come in index order: a greater key, or with
- * last an equal one, replaces); pf: NULL, or the prefetch cursor to move on a row at a time, for
- * slices so long that a run of prefetches at their start stalled. */
-static inline __attribute__((always_inline)) void slice(const char *x, unsigned n, unsigned nv,
-                                                        unsigned NV, __m128i flip, int last,
-                                                        uintptr_t *pf, int64_t *o)
+ * last an equal one, replaces; the keys start at -1, below every key); pf: NULL, or the prefetch
+ * cursor to move on a row at a time, for slices so long that a run of prefetches at their start
+ * stalled. */
+static inline __attribute__((always_inline)) void
+slice(const char *x, unsigned n, unsigned NV, __m128i flip, int last, uintptr_t *pf, int64_t *o)
 {
-    const unsigned vecs = NV ? NV : nv, inner = 16 * vecs;
+    const unsigned inner = 16 * NV;
     const __m256i rx = _mm256_set1_epi16(last ? 0 : 0xFF);
     __m256i best[VECS_MAX];
-    stretch(x, n < STRETCH ? n : STRETCH, nv, NV, flip, last, pf, best);
     if (n <= STRETCH) {
-        for (unsigned v = 0; v < vecs; v++)
+        stretch(x, n, NV, flip, last, pf, best);
+        for (unsigned v = 0; v < NV; v++)
             indices(best[v], rx, o + 16 * v);
         return;
     }
     const __m256i low = _mm256_set1_epi16(0xFF);
     __m256i key[VECS_MAX], idx[VECS_MAX][2];
+    for (unsigned v = 0; v < NV; v++)
+        key[v] = _mm256_set1_epi16(-1), idx[v][0] = idx[v][1] = _mm256_setzero_si256();
     for (unsigned s0 = 0; s0 < n; s0 += STRETCH) {
-        if (s0 > 0)
-            stretch(x + (uint64_t)s0 * inner, n - s0 < STRETCH ? n - s0 : STRETCH, nv, NV, flip,
-                    last, pf, best);
+        stretch(x + (uint64_t)s0 * inner, n - s0 < STRETCH ? n - s0 : STRETCH, NV, flip, last, pf,
+                best);
         const __m256i base = _mm256_set1_epi32((int)s0);
-        for (unsigned v = 0; v < vecs; v++) {
+        for (unsigned v = 0; v < NV; v++) {
             const __m256i k = _mm256_srli_epi16(best[v], 8); /* 0 to 255: signed compares */
             const __m256i r = _mm256_and_si256(_mm256_xor_si256(best[v], rx), low);
             const __m256i r0 =
                 _mm256_add_epi32(base, _mm256_cvtepu16_epi32(_mm256_castsi256_si128(r)));
             const __m256i r1 =
                 _mm256_add_epi32(base, _mm256_cvtepu16_epi32(_mm256_extracti128_si256(r, 1)));
-            if (s0 == 0) {
-                key[v] = k, idx[v][0] = r0, idx[v][1] = r1;
-                continue;
-            }
             /* replaces: k > key, or with last not key > k */
             const __m256i m =
                 last ? _mm256_xor_si256(_mm256_cmpgt_epi16(key[v], k), _mm256_set1_epi16(-1))
@@ -108,7 +105,7 @@ static inline __attribute__((always_inline)) void slice(const char *x, unsigned 
                                            _mm256_cvtepi16_epi32(_mm256_extracti128_si256(m, 1)));
         }
     }
-    for (unsigned v = 0; v < vecs; v++)
+    for (unsigned v = 0; v < NV; v++)
         for (unsigned h = 0; h < 2; h++) {
             const __m256i i = idx[v][h];
             int64_t *oh = o + 16 * v + 8 * h;
@@ -123,10 +120,10 @@ static inline __attribute__((always_inline)) void slice(const char *x, unsigned 
  * stretches' code around a row's vectors cost 32 and 48 lanes x0.5-0.9), and on short axes the
  * prefetch a slice at a time, none a row (a row's test of the cursor cost 16 lanes x0.81-0.92). */
 #define SLICES_FN(name, NV, last)                                                                  \
-    static void name(const char *x, uint64_t slices, unsigned n, unsigned nv, __m128i flip,        \
-                     int stream, int64_t *out)                                                     \
+    static void name(const char *x, uint64_t slices, unsigned n, __m128i flip, int stream,         \
+                     int64_t *out)                                                                 \
     {                                                                                              \
-        const unsigned inner = 16 * (NV ? NV : nv);                                                \
+        const unsigned inner = 16 * NV;                                                            \
         const uint64_t bytes = (uint64_t)n * inner;                                                \
         int64_t buf[CHUNK * 16 * VECS_MAX];                                                        \
         uintptr_t pf = clmax_cpu_pf_start(x);                                                      \
@@ -137,9 +134,9 @@ static inline __attribute__((always_inline)) void slice(const char *x, unsigned 
                 const char *xs = x + (s0 + i) * bytes;                                             \
                 if (n <= LANEVECS_N_MAX) { /* the slice's prefetch at once, none a row */          \
                     clmax_cpu_pf(&pf, xs + bytes);                                                 \
-                    slice(xs, n, nv, NV, flip, last, NULL, buf + i * inner);                       \
+                    slice(xs, n, NV, flip, last, NULL, buf + i * inner);                           \
                 } else                                                                             \
-                    slice(xs, n, nv, NV, flip, last, &pf, buf + i * inner);                        \
+                    slice(xs, n, NV, flip, last, &pf, buf + i * inner);                            \
             }                                                                                      \
             clmax_cpu_put(out + s0 * inner, buf, cnt * inner, stream);                             \
         }                                                                                          \
@@ -160,12 +157,12 @@ void clmax_cpu_lanevecs(const clmax_problem *p, const void *x, uint64_t slices, 
     const int f = (p->type == CLMAX_TYPE_INT8 ? 0x80 : 0) ^ (p->min ? 0xFF : 0);
     const __m128i flip = _mm_set1_epi8((char)f);
     const unsigned nv = (unsigned)(p->inner / 16), n = (unsigned)p->n;
-    typedef void (*slices_fn)(const char *, uint64_t, unsigned, unsigned, __m128i, int, int64_t *);
+    typedef void (*slices_fn)(const char *, uint64_t, unsigned, __m128i, int, int64_t *);
     static const slices_fn fns[VECS_MAX][2] = {{slices16_first, slices16_last},
                                                {slices32_first, slices32_last},
                                                {slices48_first, slices48_last},
                                                {slices64_first, slices64_last}};
-    fns[nv - 1][p->last != 0](x, slices, n, nv, flip, stream, out);
+    fns[nv - 1][p->last != 0](x, slices, n, flip, stream, out);
 }
 
 #pragma GCC pop_options
