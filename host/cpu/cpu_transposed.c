@@ -44,24 +44,27 @@ _Static_assert(2 * 16 * TRANSPOSED_4X4_N_MAX <= PAD_BYTES, "a pair of [n, 4] sli
 #pragma GCC push_options
 #pragma GCC target("avx2")
 
-/* How a row vector's elements become signed keys whose order is the contract's (keys.h's keys
- * with the sign bit flipped, for AVX2's signed compares): floats through the float map, with
- * inf the infinity's bits, and for ArgMin (m all ones) the order reversed but NaN kept largest;
- * integers by one xor (x) that does all of that. */
+/* How a row vector's elements become signed keys whose order is the contract's: floats as the
+ * two's complement of their sign and magnitude (+0 and -0 both 0), negated for ArgMin (m all
+ * ones), and every NaN the largest key whatever its sign (above inf's magnitude, `inf`);
+ * integers by one xor (x) that flips unsigned ones' sign bit (and, for ArgMin, the rest). */
 typedef struct keying {
     int floating;
     uint64_t inf, m, x;
 } keying;
 
-/* The keys of elements of W bits (T unsigned, ST signed). */
+/* The keys of elements of W bits (T unsigned, ST signed). A float's key costs six operations
+ * (keys.h's unsigned map, sign-flipped for AVX2's signed compares, cost ten to fourteen). */
 #define KEY_FN(W, VU, VS, T, ST)                                                                   \
     static inline __attribute__((always_inline)) __m256i key##W(__m256i r, keying kg)              \
     {                                                                                              \
         const VU u = (VU)r;                                                                        \
         if (!kg.floating) return (__m256i)(u ^ (T)kg.x);                                           \
-        const VU k =                                                                               \
-            CLMAX_VFLOAT_KEY_FOR(VU, T, CLMAX_VFLOAT_KEY(VU, VS, T, u, (ST)kg.inf), (T)kg.m);      \
-        return (__m256i)(k ^ (T)((T)1 << (W - 1)));                                                \
+        const VS a = (VS)(u & (T)(((T)1 << (W - 1)) - 1));                                         \
+        const VS s = ((VS)u >> (W - 1)) ^ (ST)kg.m; /* all ones where the key is -a */             \
+        const VS nan = a > (ST)kg.inf;                                                             \
+        const VS k = (a ^ s) - s;                                                                  \
+        return (__m256i)((k & ~nan) | (nan & (ST)(((T)1 << (W - 1)) - 1)));                        \
     }
 KEY_FN(16, vu16, vs16, uint16_t, int16_t)
 KEY_FN(32, vu32, vs32, uint32_t, int32_t)
