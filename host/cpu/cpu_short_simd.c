@@ -5,10 +5,10 @@
  * one-byte types); longer rows as below (rows_*, lrows_* past 4 vectors of one- and two-byte
  * keys, and the float compares frows_* and drows_*, called by short_*).
  *
- * A row of n elements spans nv = ceil(n * size / 32) vectors. Each vector's keys (keys.h, in
- * vector form) go through an unsigned max, down to one vector per row; two rows then share the
- * butterfly of shuffles that leaves each row's max key in every lane of its 128-bit half. A
- * compare per vector and its bit mask give every position that holds the max, gathered into
+ * A row of n elements spans nv = ceil(n * size / 32) vectors. Each vector's keys (of keys.h's
+ * order, in vector form) go through an unsigned max, down to one vector per row; two rows then
+ * share the butterfly of shuffles that leaves each row's max key in every lane of its 128-bit half.
+ * A compare per vector and its bit mask give every position that holds the max, gathered into
  * 64-bit words, and a count of trailing (first index) or leading (last index) zero bits gives the
  * winner. The lanes past n in the last vector are cleared to key 0 (which cannot beat the max)
  * and their bits dropped. No branch depends on the data, and for nv <= 4 the code is compiled
@@ -34,24 +34,24 @@
 #pragma GCC push_options
 #pragma GCC target("avx2,bmi,lzcnt")
 
-/* ---- Keys, as in keys.h, lane by lane ------------------------------------------------------- */
+/* ---- Keys of keys.h's order, lane by lane ---------------------------------------------------- */
 
 /* Floats: cpu_vec.h's keys. */
 static inline __m256i vkey_f16(__m256i x)
 {
-    return (__m256i)CLMAX_VFLOAT_KEY(vu16, vs16, uint16_t, (vu16)x, 0x7C00);
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu16, vs16, uint16_t, int16_t, x, 0x7C00, 0);
 }
 static inline __m256i vkey_bf16(__m256i x)
 {
-    return (__m256i)CLMAX_VFLOAT_KEY(vu16, vs16, uint16_t, (vu16)x, 0x7F80);
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu16, vs16, uint16_t, int16_t, x, 0x7F80, 0);
 }
 static inline __m256i vkey_f32(__m256i x)
 {
-    return (__m256i)CLMAX_VFLOAT_KEY(vu32, vs32, uint32_t, (vu32)x, 0x7F800000);
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu32, vs32, uint32_t, int32_t, x, 0x7F800000, 0);
 }
 static inline __m256i vkey_f64(__m256i x)
 {
-    return (__m256i)CLMAX_VFLOAT_KEY(vu64, vs64, uint64_t, (vu64)x, 0x7FF0000000000000ll);
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu64, vs64, uint64_t, int64_t, x, 0x7FF0000000000000ll, 0);
 }
 static inline __m256i vkey_u(__m256i x)
 {
@@ -95,19 +95,20 @@ static inline __m256i vmkey_i64(__m256i x)
 }
 static inline __m256i vmkey_f16(__m256i x)
 {
-    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu16, uint16_t, vkey_f16(x));
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu16, vs16, uint16_t, int16_t, x, 0x7C00, (int16_t)-1);
 }
 static inline __m256i vmkey_bf16(__m256i x)
 {
-    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu16, uint16_t, vkey_bf16(x));
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu16, vs16, uint16_t, int16_t, x, 0x7F80, (int16_t)-1);
 }
 static inline __m256i vmkey_f32(__m256i x)
 {
-    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu32, uint32_t, vkey_f32(x));
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu32, vs32, uint32_t, int32_t, x, 0x7F800000, (int32_t)-1);
 }
 static inline __m256i vmkey_f64(__m256i x)
 {
-    return (__m256i)CLMAX_VMIN_FLOAT_KEY(vu64, uint64_t, vkey_f64(x));
+    return (__m256i)CLMAX_VFLOAT_UKEY(vu64, vs64, uint64_t, int64_t, x, 0x7FF0000000000000ll,
+                                      (int64_t)-1);
 }
 
 /* ---- Unsigned max, its broadcast over a vector, equality, per key width --------------------- */
@@ -380,12 +381,15 @@ static inline __attribute__((always_inline)) void put_pair(int64_t *out, uint64_
         }                                                                                          \
     }
 
-/* Rows of one- and two-byte keys of more than 4 vectors (nv not a constant): the same, but each
- * vector's keys made twice (for the max, then for the compare) from loads that hit L1, instead of
- * kept in an array the compiler puts in memory. In turns with the array ([B, n], 128 MiB): uint8
- * n = 100-256 x1.11-2.72 (0.28 -> 0.76 of the limit at 256), float16 100-160 x1.12-1.26, the rest
- * even; wider keys, dearer to make twice, lost (float64 n = 21-40 x0.78-0.90) and keep the array.
- */
+/* Rows of one- and two-byte keys of more than 4 vectors (nv not a constant), and of four-byte ones
+ * of LROWS4_FROM or more: the same, but each vector's keys made twice (for the max, then for the
+ * compare) from loads that hit L1, instead of kept in an array the compiler puts in memory. In
+ * turns with the array ([B, n], 128 MiB): uint8 n = 100-256 x1.11-2.72 (0.28 -> 0.76 of the limit
+ * at 256), float16 100-160 x1.12-1.26, the rest even; wider keys, dearer to make twice, lost
+ * (float64 n = 21-40 x0.78-0.90) and keep the array, but for float32 past 15 vectors since its
+ * keys cost six operations (cpu_vec.h): [B, 128..256] x1.16-1.19, [B, 40..100] x0.90-0.93 (5
+ * rounds, 256 MiB; float64 even either way). */
+#define LROWS4_FROM 16
 #define DEFINE_LONG_ROWS(name, W, KEY)                                                             \
     static inline __attribute__((always_inline)) void lrows_##name(                                \
         const unsigned char *x, uint64_t done, uint64_t rb, int64_t *out, const uint64_t nv,       \
@@ -624,7 +628,7 @@ static inline __attribute__((always_inline)) void duo_put_4(__m256i k, int last,
             NV_CASE(rows_##name, 3);                                                               \
             NV_CASE(rows_##name, 4);                                                               \
         default:                                                                                   \
-            if ((W) <= 2)                                                                          \
+            if ((W) <= 2 || ((W) == 4 && nv >= LROWS4_FROM))                                       \
                 CALL_ROWS(lrows_##name, nv);                                                       \
             else                                                                                   \
                 CALL_ROWS(rows_##name, nv);                                                        \

@@ -62,24 +62,19 @@ typedef struct shape {
     uint8_t jrow[32]; /* position j's row in its load */
 } shape;
 
-/* The keys of a vector of E-byte elements (fl: floats, keys.h's map, ArgMin's order reversed with
- * NaN kept largest; else integers, one xor). */
+/* The keys of a vector of E-byte elements (fl: floats, cpu_vec.h's keys, ArgMin's reversed by
+ * sh->m; else integers, one xor): unsigned, but eight-byte ones signed, for AVX2's signed 64-bit
+ * compare. */
 static inline __attribute__((always_inline)) __m256i keys(const shape *sh, __m256i v, int E, int fl)
 {
     if (!fl) return _mm256_xor_si256(v, sh->flip);
     if (E == 2)
-        return (__m256i)CLMAX_VFLOAT_KEY_FOR(
-            vu16, uint16_t, CLMAX_VFLOAT_KEY(vu16, vs16, uint16_t, (vu16)v, (vs16)sh->inf),
-            (vu16)sh->m);
+        return (__m256i)CLMAX_VFLOAT_UKEY(vu16, vs16, uint16_t, int16_t, v, (vs16)sh->inf,
+                                          (vs16)sh->m);
     if (E == 4)
-        return (__m256i)CLMAX_VFLOAT_KEY_FOR(
-            vu32, uint32_t, CLMAX_VFLOAT_KEY(vu32, vs32, uint32_t, (vu32)v, (vs32)sh->inf),
-            (vu32)sh->m);
-    /* eight-byte keys with the sign flipped, for AVX2's signed 64-bit compare */
-    const vu64 k = CLMAX_VFLOAT_KEY_FOR(
-        vu64, uint64_t, CLMAX_VFLOAT_KEY(vu64, vs64, uint64_t, (vu64)v, (vs64)sh->inf),
-        (vu64)sh->m);
-    return (__m256i)(k ^ 0x8000000000000000ull);
+        return (__m256i)CLMAX_VFLOAT_UKEY(vu32, vs32, uint32_t, int32_t, v, (vs32)sh->inf,
+                                          (vs32)sh->m);
+    return (__m256i)CLMAX_VFLOAT_SKEY(vu64, vs64, uint64_t, int64_t, v, (vs64)sh->inf, (vs64)sh->m);
 }
 
 /* The keys of the 32 bytes at x + o: read in place, or (left: the bytes readable from x, 0 where

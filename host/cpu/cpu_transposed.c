@@ -53,18 +53,15 @@ typedef struct keying {
     uint64_t inf, m, x;
 } keying;
 
-/* The keys of elements of W bits (T unsigned, ST signed). A float's key costs six operations
- * (keys.h's unsigned map, sign-flipped for AVX2's signed compares, cost ten to fourteen). */
+/* The keys of elements of W bits (T unsigned, ST signed); floats' in cpu_vec.h's signed form
+ * (keys.h's unsigned map, sign-flipped for AVX2's signed compares, cost ten to fourteen
+ * operations). */
 #define KEY_FN(W, VU, VS, T, ST)                                                                   \
     static inline __attribute__((always_inline)) __m256i key##W(__m256i r, keying kg)              \
     {                                                                                              \
         const VU u = (VU)r;                                                                        \
         if (!kg.floating) return (__m256i)(u ^ (T)kg.x);                                           \
-        const VS a = (VS)(u & (T)(((T)1 << (W - 1)) - 1));                                         \
-        const VS s = ((VS)u >> (W - 1)) ^ (ST)kg.m; /* all ones where the key is -a */             \
-        const VS nan = a > (ST)kg.inf;                                                             \
-        const VS k = (a ^ s) - s;                                                                  \
-        return (__m256i)((k & ~nan) | (nan & (ST)(((T)1 << (W - 1)) - 1)));                        \
+        return (__m256i)CLMAX_VFLOAT_SKEY(VU, VS, T, ST, u, (ST)kg.inf, (ST)kg.m);                 \
     }
 KEY_FN(16, vu16, vs16, uint16_t, int16_t)
 KEY_FN(32, vu32, vs32, uint32_t, int32_t)

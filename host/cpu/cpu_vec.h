@@ -1,6 +1,6 @@
 /* The 256-bit GCC vector types the CPU path's AVX2 code (cpu_short_simd.c, cpu_transposed.c)
- * works in: elements of every width, unsigned and signed, lane by lane; and keys.h's float keys
- * in that form. */
+ * works in: elements of every width, unsigned and signed, lane by lane; and float keys in that
+ * form. */
 #ifndef CLMAX_CPU_VEC_H
 #define CLMAX_CPU_VEC_H
 
@@ -15,25 +15,30 @@ typedef int32_t vs32 __attribute__((vector_size(32)));
 typedef uint64_t vu64 __attribute__((vector_size(32)));
 typedef int64_t vs64 __attribute__((vector_size(32)));
 
-/* keys.h's float key (clmax_key_bits16/32/64), lane by lane, of the elements u (VU, VS: the
- * unsigned and signed vectors of T's width; INF: the infinity's bits): both zeros become +0; sign
- * set -> ~u, else u with the sign set; NaN -> all ones. A macro, so that the vectors stay in the
- * caller's target (a function's vector arguments would follow the default ABI). */
-#define CLMAX_VFLOAT_KEY(VU, VS, T, u, INF)                                                        \
+/* Float keys lane by lane, of keys.h's order but cheaper than its map (six operations against
+ * eight, or twelve with ArgMin's reversal): the magnitude a of the elements u (T unsigned, ST
+ * signed, VU and VS their vectors; INF the infinity's bits), negated where the sign bit xor M is
+ * set (M: 0 for ArgMax, all ones for ArgMin; an ST or a VS), so that +0 and -0 are both 0; every
+ * NaN (a above INF) the largest key whatever its sign. SKEY: signed keys, NaN the largest ST, for
+ * signed compares; UKEY: those with the sign bit flipped, for unsigned ones (NaN all ones). The
+ * values are not keys.h's (a negative's key is one more), so keys of the two maps never meet.
+ * Macros, so that the vectors stay in the caller's target (a function's vector arguments would
+ * follow the default ABI). */
+/* The parts both keys share, declared in the caller's statement expression: u read once. */
+#define CLMAX_VFLOAT_PARTS_(VU, VS, T, u, INF, M)                                                  \
+    const VU u_ = (VU)(u);                                                                         \
+    const VS a_ = (VS)(u_ & (T)((T) ~(T)0 >> 1));        /* the magnitude */                       \
+    const VS s_ = ((VS)u_ >> (8 * sizeof(T) - 1)) ^ (M); /* all ones: the key is -a_ */            \
+    const VS n_ = a_ > (INF)                             /* NaN */
+#define CLMAX_VFLOAT_SKEY(VU, VS, T, ST, u, INF, M)                                                \
     ({                                                                                             \
-        const T sign_ = (T)((T)1 << (8 * sizeof(T) - 1));                                          \
-        const VU a_ = (u) & (T)(sign_ - 1);                                                        \
-        const VU v_ = (u) & (VU)(a_ != 0);                                                         \
-        (VU)(v_ ^ ((VU)((VS)v_ >> (8 * sizeof(T) - 1)) | sign_)) | (VU)((VS)a_ > (INF));           \
+        CLMAX_VFLOAT_PARTS_(VU, VS, T, u, INF, M);                                                 \
+        (((a_ ^ s_) - s_) & ~n_) | (n_ & (ST)((T) ~(T)0 >> 1));                                    \
     })
-
-/* ArgMin's key from ArgMax's: the order reversed, the NaN key (all ones) kept largest. */
-#define CLMAX_VMIN_FLOAT_KEY(VU, T, k) (~(VU)(k) | (VU)((VU)(k) == (T) ~(T)0))
-/* The same where the operator is known at run time: m all ones (ArgMin) or 0 (ArgMax, k kept). */
-#define CLMAX_VFLOAT_KEY_FOR(VU, T, k, m)                                                          \
+#define CLMAX_VFLOAT_UKEY(VU, VS, T, ST, u, INF, M)                                                \
     ({                                                                                             \
-        const VU k_ = (k);                                                                         \
-        (VU)((k_ ^ (m)) | ((m) & (VU)(k_ == (T) ~(T)0)));                                          \
+        CLMAX_VFLOAT_PARTS_(VU, VS, T, u, INF, M);                                                 \
+        ((VU)((a_ ^ s_) - s_) ^ (T)((T)1 << (8 * sizeof(T) - 1))) | (VU)n_;                        \
     })
 
 #endif
