@@ -47,9 +47,9 @@
     }
 
 /* The functions of one float width W (T unsigned, ST signed):
- * key_W: the signed key of u, keys.h's map with the infinity's bits inf a value (then
- * CLMAX_MIN_FLOAT_KEY's where m is all ones), so that one loop serves both two-byte types, ArgMax
- * and ArgMin, and every step stays arithmetic for the vectoriser.
+ * key_W: the signed key of u (keys.h's clmax_skey_bits), the infinity's bits inf and ArgMin's mask
+ * m values, so that one loop serves both two-byte types, ArgMax and ArgMin, and every step stays
+ * arithmetic for the vectoriser.
  * kernel_W: the winners of cnt slices [n, inner] from x into o: for each lane a running best over
  * its rows, a later row taking it with a larger key (or, LAST a constant 1, where the best is not
  * larger: the last index rule), one compare either way. With n and inner constants the loops
@@ -58,10 +58,7 @@
 #define WIDTH(W, T, ST)                                                                            \
     static inline __attribute__((always_inline)) ST key_##W(T u, T inf, T m)                       \
     {                                                                                              \
-        const T sign = (T)((T)1 << (W - 1));                                                       \
-        T k = clmax_key_bits##W(u, inf);                                                           \
-        k = (T)((k ^ m) | (m & (T)((T)0 - (T)(k == (T) ~(T)0))));                                  \
-        return (ST)(k ^ sign);                                                                     \
+        return clmax_skey_bits##W(u, inf, m);                                                      \
     }                                                                                              \
     static inline __attribute__((always_inline)) void kernel_##W(                                  \
         const T *restrict x, int64_t *restrict o, uint64_t cnt, const unsigned n,                  \

@@ -53,9 +53,8 @@ typedef struct keying {
     uint64_t inf, m, x;
 } keying;
 
-/* The keys of elements of W bits (T unsigned, ST signed); floats' in cpu_vec.h's signed form
- * (keys.h's unsigned map, sign-flipped for AVX2's signed compares, cost ten to fourteen
- * operations). */
+/* The keys of elements of W bits (T unsigned, ST signed); floats' signed (cpu_vec.h), for AVX2's
+ * signed compares. */
 #define KEY_FN(W, VU, VS, T, ST)                                                                   \
     static inline __attribute__((always_inline)) __m256i key##W(__m256i r, keying kg)              \
     {                                                                                              \

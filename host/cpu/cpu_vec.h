@@ -1,6 +1,6 @@
 /* The 256-bit GCC vector types the CPU path's AVX2 code (cpu_short_simd.c, cpu_transposed.c)
- * works in: elements of every width, unsigned and signed, lane by lane; and float keys in that
- * form. */
+ * works in: elements of every width, unsigned and signed, lane by lane; and keys.h's float keys
+ * in that form. */
 #ifndef CLMAX_CPU_VEC_H
 #define CLMAX_CPU_VEC_H
 
@@ -15,15 +15,13 @@ typedef int32_t vs32 __attribute__((vector_size(32)));
 typedef uint64_t vu64 __attribute__((vector_size(32)));
 typedef int64_t vs64 __attribute__((vector_size(32)));
 
-/* Float keys lane by lane, of keys.h's order but cheaper than its map (six operations against
- * eight, or twelve with ArgMin's reversal): the magnitude a of the elements u (T unsigned, ST
- * signed, VU and VS their vectors; INF the infinity's bits), negated where the sign bit xor M is
- * set (M: 0 for ArgMax, all ones for ArgMin; an ST or a VS), so that +0 and -0 are both 0; every
- * NaN (a above INF) the largest key whatever its sign. SKEY: signed keys, NaN the largest ST, for
- * signed compares; UKEY: those with the sign bit flipped, for unsigned ones (NaN all ones). The
- * values are not keys.h's (a negative's key is one more), so keys of the two maps never meet.
- * Macros, so that the vectors stay in the caller's target (a function's vector arguments would
- * follow the default ABI). */
+/* keys.h's float keys lane by lane (clmax_skey_bits, clmax_key_bits): the magnitude of the
+ * elements u (T unsigned, ST signed, VU and VS their vectors; INF the infinity's bits), negated
+ * where the sign bit xor M is set (M: 0 for ArgMax, all ones for ArgMin; an ST or a VS), every NaN
+ * the largest key whatever its sign. SKEY: signed keys, NaN the largest ST, for signed compares;
+ * UKEY: those with the sign bit flipped, for unsigned ones (NaN all ones). Macros, so that the
+ * vectors stay in the caller's target (a function's vector arguments would follow the default
+ * ABI). */
 /* The parts both keys share, declared in the caller's statement expression: u read once. */
 #define CLMAX_VFLOAT_PARTS_(VU, VS, T, u, INF, M)                                                  \
     const VU u_ = (VU)(u);                                                                         \
