@@ -387,7 +387,7 @@ static inline __attribute__((always_inline)) void put_pair(int64_t *out, uint64_
  * turns with the array ([B, n], 128 MiB): uint8 n = 100-256 x1.11-2.72 (0.28 -> 0.76 of the limit
  * at 256), float16 100-160 x1.12-1.26, the rest even; wider keys, dearer to make twice, lost
  * (float64 n = 21-40 x0.78-0.90) and keep the array, but for float32 past 15 vectors since its
- * keys cost six operations (cpu_vec.h): [B, 128..256] x1.16-1.19, [B, 40..100] x0.90-0.93 (5
+ * keys cost seven operations (keys.h): [B, 128..256] x1.16-1.19, [B, 40..100] x0.90-0.93 (5
  * rounds, 256 MiB; float64 even either way). */
 #define LROWS4_FROM 16
 #define DEFINE_LONG_ROWS(name, W, KEY)                                                             \
