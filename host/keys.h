@@ -35,6 +35,13 @@
     {                                                                                              \
         const T sign = (T)((T)1 << (W - 1));                                                       \
         return (T)((T)(clmax_key_neg##W(u, m) ^ sign) | clmax_key_nan##W(u, inf));                 \
+    }                                                                                              \
+    /* The inverse: the bits of the value whose key under m is k (not NaN's; either zero: +0) */   \
+    static inline T clmax_key_value##W(T k, T m)                                                   \
+    {                                                                                              \
+        const T sign = (T)((T)1 << (W - 1));                                                       \
+        const T neg = (T)((T)((T)(k ^ sign) ^ m) - m); /* ArgMax's negated magnitude */            \
+        return (ST)neg >= 0 ? neg : (T)(sign | (T)((T)0 - neg));                                   \
     }
 CLMAX_FLOAT_KEY_BITS(16, uint16_t, int16_t)
 CLMAX_FLOAT_KEY_BITS(32, uint32_t, int32_t)

@@ -228,10 +228,7 @@ enum { CLMAX_BLOCK_KEYS, CLMAX_BLOCK_NARROW, CLMAX_BLOCK_WIDE };
     static inline __attribute__((always_inline))                                                   \
     uint64_t find_##name(const raw_t *x, uint64_t b, uint64_t e, raw_t m, int last, int wide)      \
     {                                                                                              \
-        /* the ArgMax key of the value (ArgMin's, its magnitude negated), then its bits */         \
-        const raw_t k =                                                                            \
-            (MIN) ? (raw_t)((raw_t)(0 - (raw_t)(m ^ (raw_t)(SIGN))) ^ (raw_t)(SIGN)) : m;          \
-        const raw_t v = (k & (raw_t)(SIGN)) ? (raw_t)(k ^ (raw_t)(SIGN)) : (raw_t)(0 - k);         \
+        const raw_t v = clmax_key_value##W(m, (MIN) ? (raw_t) ~(raw_t)0 : 0);                      \
         const int nan = m == (raw_t) ~(raw_t)0, cls = nan || v == 0;                               \
         uint64_t at_;                                                                              \
         if ((e - b) * sizeof(raw_t) >= CLMAX_FIND_SIMD_MIN &&                                      \

@@ -47,19 +47,15 @@
     }
 
 /* The functions of one float width W (T unsigned, ST signed):
- * key_W: the signed key of u (keys.h's clmax_skey_bits), the infinity's bits inf and ArgMin's mask
- * m values, so that one loop serves both two-byte types, ArgMax and ArgMin, and every step stays
- * arithmetic for the vectoriser.
+ * the keys are keys.h's signed ones (clmax_skey_bits), with the infinity's bits inf and ArgMin's
+ * mask flip as values, so that one loop serves both two-byte types, ArgMax and ArgMin, and every
+ * step stays arithmetic for the vectoriser.
  * kernel_W: the winners of cnt slices [n, inner] from x into o: for each lane a running best over
  * its rows, a later row taking it with a larger key (or, LAST a constant 1, where the best is not
  * larger: the last index rule), one compare either way. With n and inner constants the loops
  * over them unroll and the loop over slices is the vectorised one.
  * chunk_W: kernel_W for the shape of n and inner and the tie rule, cloned for AVX2. */
 #define WIDTH(W, T, ST)                                                                            \
-    static inline __attribute__((always_inline)) ST key_##W(T u, T inf, T m)                       \
-    {                                                                                              \
-        return clmax_skey_bits##W(u, inf, m);                                                      \
-    }                                                                                              \
     static inline __attribute__((always_inline)) void kernel_##W(                                  \
         const T *restrict x, int64_t *restrict o, uint64_t cnt, const unsigned n,                  \
         const unsigned inner, const int last, T flip, T inf)                                       \
@@ -68,10 +64,10 @@
             _Pragma("GCC unroll 4") for (unsigned l = 0; l < inner; l++)                           \
             {                                                                                      \
                 const T *xs = x + s * n * inner + l;                                               \
-                ST best = key_##W(xs[0], inf, flip), at = 0;                                       \
+                ST best = clmax_skey_bits##W(xs[0], inf, flip), at = 0;                            \
                 _Pragma("GCC unroll 8") for (unsigned k = 1; k < n; k++)                           \
                 {                                                                                  \
-                    const ST key = key_##W(xs[k * inner], inf, flip);                              \
+                    const ST key = clmax_skey_bits##W(xs[k * inner], inf, flip);                   \
                     const ST up =                                                                  \
                         last ? (ST)((ST)(best > key) - (ST)1) : (ST)((ST)0 - (ST)(key > best));    \
                     best = (ST)((key & up) | (best & ~up));                                        \
